@@ -1,0 +1,176 @@
+"""Crossing the boundary: Python, NumPy and torch objects into shim arrays, and shim
+results back into exactly what NumPy returns (``to_numpy``)."""
+import builtins
+
+import numpy
+import torch
+
+from . import _dtypes
+from ._errors import UnsupportedError
+from ._ndarray import ndarray
+
+__all__ = ["to_numpy"]
+
+_PY_SCALARS = (builtins.bool, int, float, complex)
+_SYM = (torch.SymInt, torch.SymFloat, torch.SymBool)
+
+
+def _refuse_numpy_object(obj):
+    if type(obj) is not numpy.ndarray and isinstance(obj, numpy.ndarray):
+        raise UnsupportedError(f"ndarray subclass {type(obj).__name__}")
+
+
+def _from_numpy_array(arr, copy=False):
+    """A NumPy array as a tensor: zero-copy on the CPU where strides allow."""
+    _refuse_numpy_object(arr)
+    _dtypes._from_numpy_dtype(arr.dtype)  # UnsupportedError for dtypes we cannot hold
+    if copy or any(s < 0 or s % arr.itemsize for s in arr.strides) or not arr.flags.writeable:
+        arr = arr.copy()
+    t = torch.from_numpy(arr)
+    device = torch.get_default_device()
+    return t if device.type == "cpu" else t.to(device)
+
+
+def _tensor_from_python_nested(obj):
+    """Nested lists/tuples with no shim arrays inside: NumPy infers the dtype."""
+    arr = numpy.asarray(obj)
+    if arr.dtype == object:
+        raise UnsupportedError("ragged or object-valued sequence")
+    return _from_numpy_array(arr, copy=True)
+
+
+def _contains_traced(obj):
+    if isinstance(obj, (ndarray, torch.Tensor) + _SYM):
+        return True
+    if isinstance(obj, (list, tuple)):
+        return builtins.any(_contains_traced(x) for x in obj)
+    return False
+
+
+def _stack_nested(obj):
+    """A sequence holding shim arrays: stack element-wise with NumPy promotion."""
+    if not isinstance(obj, (list, tuple)):
+        return asarray(obj)
+    parts = [_stack_nested(x) for x in obj]
+    if not parts:
+        return asarray([])
+    target = _dtypes.result_type(*parts)  # inside array(), Python scalars are not weak
+    shapes = {p.shape for p in parts}
+    if len(shapes) != 1:
+        raise ValueError("setting an array element with a sequence. The requested array has an "
+                         "inhomogeneous shape after 1 dimensions.")
+    return ndarray._wrap(torch.stack([cast_tensor(p._t, target) for p in parts]))
+
+
+def _scalar_tensor(value, dt):
+    if isinstance(value, _SYM):
+        return torch.scalar_tensor(value, dtype=dt.torch)
+    return torch.tensor(value, dtype=dt.torch)
+
+
+def asarray(obj, dtype=None, copy=None):
+    """Anything array-like as a shim ndarray (no copy unless needed or asked for)."""
+    dt = _dtypes.as_dtype_or_none(dtype)
+    if isinstance(obj, ndarray):
+        out = obj
+    elif isinstance(obj, torch.Tensor):
+        _dtypes._numpy_spec(obj.dtype)  # UnsupportedError for torch-only dtypes
+        out = ndarray._wrap(obj)
+    elif isinstance(obj, numpy.ndarray):
+        out = ndarray._wrap(_from_numpy_array(obj, copy=builtins.bool(copy)))
+        copy = False
+    elif isinstance(obj, numpy.generic):
+        out = ndarray._wrap(_from_numpy_array(numpy.asarray(obj), copy=True))
+        copy = False
+    elif isinstance(obj, _PY_SCALARS + _SYM):
+        out = ndarray._wrap(_scalar_tensor(obj, _default_dtype_of_python(obj)))
+        copy = False
+    elif isinstance(obj, (list, tuple)):
+        out = _stack_nested(obj) if _contains_traced(obj) else _tensor_from_python_nested(obj)
+        copy = False
+    elif hasattr(obj, "__array_function__") or isinstance(obj, numpy.ma.MaskedArray):
+        raise UnsupportedError(f"objects of type {type(obj).__name__} (they define their own NumPy protocol)")
+    elif hasattr(obj, "__array__"):
+        out = ndarray._wrap(_from_numpy_array(numpy.asarray(obj), copy=True))
+        copy = False
+    else:
+        _tensor_from_python_nested(obj)  # strings, None, objects: NumPy gives a non-numeric dtype
+        raise UnsupportedError(f"cannot convert {type(obj).__name__} to a numeric array")
+    if out._scalar:
+        out = ndarray._wrap(out._t, False, out._base)
+    if dt is not None and dt is not out.dtype:
+        return ndarray._wrap(cast_tensor(out._t, dt, copy=True))
+    if copy:
+        return ndarray._wrap(out._t.clone())
+    return out
+
+
+def _default_dtype_of_python(value):
+    if isinstance(value, (builtins.bool, torch.SymBool)):
+        return _dtypes.bool.dtype
+    if isinstance(value, (int, torch.SymInt)):
+        if isinstance(value, int) and not -2**63 <= value < 2**63:
+            return _dtypes._from_numpy_dtype(numpy.asarray(value).dtype)  # uint64 or OverflowError
+        return _dtypes.int64.dtype
+    if isinstance(value, (float, torch.SymFloat)):
+        return _dtypes.float64.dtype
+    return _dtypes.complex128.dtype
+
+
+def check_python_int_fits(value, dt):
+    """NumPy 2 refuses to convert an out-of-range Python int into a small dtype."""
+    if isinstance(value, int) and not isinstance(value, builtins.bool) and dt.kind in "iu":
+        info = numpy.iinfo(dt.np)
+        if not info.min <= value <= info.max:
+            raise OverflowError(f"Python integer {value} out of bounds for {dt.name}")
+
+
+def make_scalar(value, dt):
+    """``np.float32(value)``: a NumPy scalar of dtype ``dt`` (an array for array input)."""
+    if isinstance(value, (ndarray, list, tuple, numpy.ndarray)):
+        arr = asarray(value)
+        out = ndarray._wrap(cast_tensor(arr._t, dt, copy=True))
+        out._scalar = out.ndim == 0
+        return out
+    if isinstance(value, _SYM):
+        return ndarray._wrap(_scalar_tensor(value, dt), scalar=True)
+    check_python_int_fits(value, dt)
+    np_value = dt.type._np_type(value)  # NumPy parses strings and checks ranges
+    return ndarray._wrap(torch.from_numpy(numpy.asarray(np_value)).clone(), scalar=True)
+
+
+def cast_tensor(t, dt, copy=False):
+    """Cast with NumPy's unsafe semantics (complex -> real drops the imaginary part)."""
+    target = dt.torch
+    if t.dtype == target:
+        return t.clone() if copy else t
+    if t.is_complex() and not target.is_complex:
+        t = torch.real(t)
+    return t.to(target)
+
+
+def tensor_to_numpy(t):
+    t = t.detach()
+    if t.device.type != "cpu":
+        t = t.cpu()
+    return t.resolve_conj().resolve_neg().numpy()
+
+
+def to_numpy(obj):
+    """A shim result as NumPy returns it: numpy scalars where NumPy gives scalars,
+    numpy.ndarray (sharing memory on the CPU) otherwise; containers keep their type."""
+    if isinstance(obj, ndarray):
+        arr = tensor_to_numpy(obj._t)
+        return arr[()] if obj._scalar else arr
+    if isinstance(obj, tuple):
+        items = [to_numpy(x) for x in obj]
+        return type(obj)(*items) if hasattr(obj, "_fields") else type(obj)(items)
+    if isinstance(obj, list):
+        return [to_numpy(x) for x in obj]
+    if isinstance(obj, dict):
+        return {k: to_numpy(v) for k, v in obj.items()}
+    if isinstance(obj, _dtypes.dtype):
+        return obj.np
+    if isinstance(obj, _dtypes._ScalarMeta) and "_np_type" in obj.__dict__:
+        return obj._np_type
+    return obj

@@ -1,0 +1,321 @@
+"""NumPy dtypes and scalar types over torch dtypes.
+
+Every promotion question is answered by real NumPy on dtype *metadata* (never on
+values): that gives NEP 50 exactly, costs a cached dictionary lookup, and keeps the
+shim traceable because no tensor is ever inspected.
+"""
+import builtins
+import functools
+
+import numpy
+import torch
+
+from ._errors import UnsupportedError
+
+__all__ = [
+    "dtype", "generic", "number", "integer", "signedinteger", "unsignedinteger",
+    "inexact", "floating", "complexfloating", "bool", "bool_",
+    "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+    "float16", "float32", "float64", "complex64", "complex128",
+    "byte", "short", "intc", "int_", "intp", "long", "longlong",
+    "ubyte", "ushort", "uintc", "uint", "uintp", "ulong", "ulonglong",
+    "half", "single", "double", "csingle", "cdouble",
+    "result_type", "promote_types", "can_cast", "finfo", "iinfo", "issubdtype",
+    "isdtype", "min_scalar_type", "common_type", "typename", "mintypecode",
+]
+
+_TORCH_OF = {
+    "bool": torch.bool,
+    "int8": torch.int8, "int16": torch.int16, "int32": torch.int32, "int64": torch.int64,
+    "uint8": torch.uint8, "uint16": torch.uint16, "uint32": torch.uint32, "uint64": torch.uint64,
+    "float16": torch.float16, "float32": torch.float32, "float64": torch.float64,
+    "complex64": torch.complex64, "complex128": torch.complex128,
+}
+_NAME_OF_TORCH = {t: n for n, t in _TORCH_OF.items()}
+
+
+class dtype:
+    """A NumPy dtype the shim supports; compares equal to NumPy's own dtype objects."""
+
+    __slots__ = ("name", "np", "torch", "type")
+
+    def __new__(cls, spec, align=False, copy=False):
+        return _as_dtype(spec)
+
+    @property
+    def kind(self): return self.np.kind
+    @property
+    def char(self): return self.np.char
+    @property
+    def itemsize(self): return self.np.itemsize
+    @property
+    def str(self): return self.np.str
+    @property
+    def num(self): return self.np.num
+    @property
+    def byteorder(self): return self.np.byteorder
+    @property
+    def alignment(self): return self.np.alignment
+    @property
+    def isbuiltin(self): return 1
+    @property
+    def isnative(self): return True
+    @property
+    def shape(self): return ()
+    @property
+    def ndim(self): return 0
+    @property
+    def names(self): return None
+    @property
+    def fields(self): return None
+    @property
+    def subdtype(self): return None
+    @property
+    def base(self): return self
+    @property
+    def descr(self): return self.np.descr
+
+    def newbyteorder(self, order="S"):
+        raise UnsupportedError("non-native byte order")
+
+    def __eq__(self, other):
+        if isinstance(other, dtype):
+            return self is other
+        try:
+            return self.np == numpy.dtype(_numpy_spec(other))
+        except TypeError:
+            return False
+
+    def __ne__(self, other):
+        return not self.__eq__(other)
+
+    def __hash__(self):
+        return hash(self.np)
+
+    def __repr__(self):
+        return repr(self.np)
+
+    def __str__(self):
+        return self.name
+
+    def __reduce__(self):
+        return (dtype, (self.name,))
+
+
+class _ScalarMeta(type):
+    """Scalar types are classes (for issubclass/issubdtype) whose instances are 0-D
+    shim arrays flagged as scalars; they compare equal to NumPy's scalar types."""
+
+    def __instancecheck__(cls, obj):
+        from ._ndarray import ndarray
+        if isinstance(obj, ndarray) and obj._scalar:
+            return issubclass(obj.dtype.type, cls)
+        if isinstance(obj, numpy.generic):
+            return issubdtype(obj.dtype, cls)
+        return type.__instancecheck__(cls, obj)
+
+    def __eq__(cls, other):
+        if isinstance(other, _ScalarMeta):
+            return cls is other
+        np_type = cls.__dict__.get("_np_type")
+        return np_type is not None and other is np_type
+
+    def __hash__(cls):
+        np_type = cls.__dict__.get("_np_type")
+        return hash(np_type) if np_type is not None else type.__hash__(cls)
+
+    def __repr__(cls):
+        return f"<class 'torch_numpy_shim.{cls.__name__}'>"
+
+    def __call__(cls, value=0, /):
+        if "_np_type" not in cls.__dict__:
+            raise TypeError(f"cannot create 'torch_numpy_shim.{cls.__name__}' instances")
+        from ._coerce import make_scalar
+        return make_scalar(value, cls.dtype)
+
+
+class generic(metaclass=_ScalarMeta): pass
+class number(generic): pass
+class integer(number): pass
+class signedinteger(integer): pass
+class unsignedinteger(integer): pass
+class inexact(number): pass
+class floating(inexact): pass
+class complexfloating(inexact): pass
+
+
+def _concrete(name, base):
+    cls = _ScalarMeta(name if name != "bool" else "bool", (base,), {"_np_type": getattr(numpy, name)})
+    d = object.__new__(dtype)
+    d.name, d.np, d.torch, d.type = name, numpy.dtype(name), _TORCH_OF[name], cls
+    cls.dtype = d
+    return cls
+
+
+bool = bool_ = _concrete("bool", generic)
+int8, int16, int32, int64 = (_concrete(n, signedinteger) for n in ("int8", "int16", "int32", "int64"))
+uint8, uint16, uint32, uint64 = (_concrete(n, unsignedinteger) for n in ("uint8", "uint16", "uint32", "uint64"))
+float16, float32, float64 = (_concrete(n, floating) for n in ("float16", "float32", "float64"))
+complex64, complex128 = (_concrete(n, complexfloating) for n in ("complex64", "complex128"))
+
+byte, short, intc, int_, intp, long, longlong = int8, int16, int32, int64, int64, int64, int64
+ubyte, ushort, uintc, uint, uintp, ulong, ulonglong = uint8, uint16, uint32, uint64, uint64, uint64, uint64
+half, single, double, csingle, cdouble = float16, float32, float64, complex64, complex128
+
+_ALL = {t.dtype.name: t.dtype for t in (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
+                                       float16, float32, float64, complex64, complex128)}
+_ABSTRACT_NP = {numpy.generic: generic, numpy.number: number, numpy.integer: integer,
+                numpy.signedinteger: signedinteger, numpy.unsignedinteger: unsignedinteger,
+                numpy.inexact: inexact, numpy.floating: floating,
+                numpy.complexfloating: complexfloating}
+
+
+def _numpy_spec(spec):
+    """Translate a shim dtype/scalar type (or anything NumPy accepts) to a NumPy spec."""
+    if isinstance(spec, dtype):
+        return spec.np
+    if isinstance(spec, _ScalarMeta):
+        return spec.__dict__.get("_np_type", spec)
+    if isinstance(spec, torch.dtype):
+        if spec not in _NAME_OF_TORCH:
+            raise UnsupportedError(f"torch dtype {spec} has no NumPy equivalent")
+        return _NAME_OF_TORCH[spec]
+    return spec
+
+
+@functools.lru_cache(maxsize=None)
+def _from_numpy_dtype(np_dtype):
+    if np_dtype.name not in _ALL or not np_dtype.isnative:
+        raise UnsupportedError(f"dtype {np_dtype!r} is not supported by torch_numpy_shim")
+    return _ALL[np_dtype.name]
+
+
+def _as_dtype(spec):
+    """Any dtype-like (shim or NumPy dtype, scalar type, Python type, string, torch
+    dtype, None = float64) -> the shim dtype; unsupported kinds raise UnsupportedError."""
+    if isinstance(spec, dtype):
+        return spec
+    if hasattr(spec, "dtype") and not isinstance(spec, (type, str)):
+        spec = spec.dtype
+    np_dtype = numpy.dtype(_numpy_spec(spec))  # TypeError for nonsense, as NumPy
+    return _from_numpy_dtype(np_dtype)
+
+
+def as_dtype_or_none(spec):
+    return None if spec is None else _as_dtype(spec)
+
+
+def from_torch(torch_dtype):
+    return _ALL[_NAME_OF_TORCH[torch_dtype]]
+
+
+def default_float():
+    return float64.dtype
+
+
+def default_int():
+    return int64.dtype
+
+
+def _promotable(obj):
+    """What NumPy's result_type should see: dtypes for arrays, Python types' values
+    for weak scalars (int/float/complex/bool stay weak as NEP 50 says)."""
+    from ._ndarray import ndarray
+    if isinstance(obj, ndarray):
+        return obj.dtype.np
+    if isinstance(obj, numpy.generic):  # before float: numpy.float64 subclasses float
+        return obj.dtype
+    if isinstance(obj, (builtins.bool, int, float, complex)):
+        return obj
+    if isinstance(obj, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+        return {torch.SymInt: 0, torch.SymFloat: 0.0, torch.SymBool: False}[type(obj)]
+    if isinstance(obj, (dtype, _ScalarMeta, numpy.dtype, str, type, torch.dtype)):
+        return numpy.dtype(_numpy_spec(obj))
+    if isinstance(obj, numpy.ndarray):
+        return obj.dtype
+    return numpy.asarray(obj).dtype
+
+
+@functools.lru_cache(maxsize=4096, typed=True)
+def _cached_result_type(*keys):
+    return numpy.result_type(*keys)
+
+
+def _weak_key(x):
+    """Weak Python scalars promote by kind only; use a representative value so the
+    cache key stays small (result_type does not depend on the value under NEP 50)."""
+    if isinstance(x, builtins.bool):
+        return False
+    if isinstance(x, int):
+        return 0
+    if isinstance(x, float):
+        return 0.0
+    if isinstance(x, complex):
+        return 0j
+    return x
+
+
+def result_type(*arrays_and_dtypes):
+    keys = tuple(_weak_key(_promotable(x)) for x in arrays_and_dtypes)
+    return _from_numpy_dtype(_cached_result_type(*keys))
+
+
+def promote_types(type1, type2):
+    return _from_numpy_dtype(numpy.promote_types(_as_dtype(type1).np, _as_dtype(type2).np))
+
+
+def can_cast(from_, to, casting="safe"):
+    from ._ndarray import ndarray
+    if isinstance(from_, (builtins.bool, int, float, complex)):
+        raise TypeError("can_cast() does not support Python ints, floats, and complex because "
+                        "the result used to depend on the value.\nThis change was part of "
+                        "adopting NEP 50, we may explicitly allow them again in the future.")
+    src = from_.dtype.np if isinstance(from_, ndarray) else numpy.dtype(_numpy_spec(from_))
+    return numpy.can_cast(src, numpy.dtype(_numpy_spec(to)), casting)
+
+
+def finfo(type_):
+    from ._ndarray import ndarray
+    if isinstance(type_, ndarray):
+        type_ = type_.dtype
+    return numpy.finfo(_numpy_spec(type_))
+
+
+def iinfo(type_):
+    from ._ndarray import ndarray
+    if isinstance(type_, ndarray):
+        type_ = type_.dtype
+    return numpy.iinfo(_numpy_spec(type_))
+
+
+def issubdtype(arg1, arg2):
+    def np_of(x):
+        if isinstance(x, _ScalarMeta):
+            np_type = x.__dict__.get("_np_type")
+            if np_type is not None:
+                return np_type
+            return next(k for k, v in _ABSTRACT_NP.items() if v is x)
+        return _numpy_spec(x)
+    return numpy.issubdtype(np_of(arg1), np_of(arg2))
+
+
+def isdtype(dtype_, kind):
+    kinds = tuple(_numpy_spec(k) if not isinstance(k, str) else k for k in (kind if isinstance(kind, tuple) else (kind,)))
+    return numpy.isdtype(_as_dtype(dtype_).np, kinds)
+
+
+def min_scalar_type(a):
+    return _from_numpy_dtype(numpy.min_scalar_type(a))
+
+
+def common_type(*arrays):
+    np_type = numpy.common_type(*(numpy.empty(0, a.dtype.np) for a in arrays))
+    return _as_dtype(np_type).type
+
+
+def typename(char):
+    return numpy.typename(char)
+
+
+def mintypecode(typechars, typeset="GDFgdf", default="d"):
+    return numpy.mintypecode(typechars, typeset, default)

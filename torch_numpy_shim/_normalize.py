@@ -1,0 +1,116 @@
+"""Argument normalization by annotation, so each NumPy function body stays a few lines.
+
+Annotate a parameter with one of the marker classes below and decorate the function
+with ``@normalizer``; the wrapper converts that argument before the body runs:
+
+    @normalizer
+    def flip(m: ArrayLike, axis: AxisLike = None): ...
+
+``ArrayLike`` -> shim ndarray; ``OptionalArrayLike`` -> ndarray or None;
+``ArrayLikeSeq`` -> tuple of ndarrays; ``DTypeLike`` -> shim dtype or None;
+``AxisLike`` -> None, int or tuple of ints (``operator.index`` applied; range checks
+need ``ndim`` and happen in ``normalize_axis``/``normalize_axis_tuple``);
+``OutArray`` -> None or a shim ndarray (TypeError otherwise, as NumPy).
+"""
+import functools
+import inspect
+import operator
+
+import torch
+
+from . import _dtypes
+from ._coerce import asarray, cast_tensor
+from ._errors import AxisError
+from ._ndarray import ndarray
+
+
+class ArrayLike: pass
+class OptionalArrayLike: pass
+class ArrayLikeSeq: pass
+class DTypeLike: pass
+class AxisLike: pass
+class OutArray: pass
+
+
+def _axis(axis):
+    if axis is None:
+        return None
+    if isinstance(axis, (tuple, list)):
+        return tuple(operator.index(a) for a in axis)
+    return operator.index(axis)
+
+
+def _out(out):
+    if out is None:
+        return None
+    if isinstance(out, tuple) and len(out) == 1:
+        out = out[0]
+    if not isinstance(out, ndarray):
+        raise TypeError("return arrays must be of ArrayType")
+    return out
+
+
+_CONVERTERS = {
+    ArrayLike: asarray,
+    OptionalArrayLike: lambda x: None if x is None else asarray(x),
+    ArrayLikeSeq: lambda xs: tuple(asarray(x) for x in xs),
+    DTypeLike: _dtypes.as_dtype_or_none,
+    AxisLike: _axis,
+    OutArray: _out,
+}
+
+
+def normalizer(fn):
+    """Convert annotated arguments (see module docstring) before calling ``fn``."""
+    sig = inspect.signature(fn)
+    converters = {name: _CONVERTERS[p.annotation] for name, p in sig.parameters.items()
+                  if p.annotation in _CONVERTERS}
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        bound = sig.bind(*args, **kwargs)
+        arguments = bound.arguments
+        for name, convert in converters.items():
+            if name in arguments:
+                arguments[name] = convert(arguments[name])
+        return fn(*bound.args, **bound.kwargs)
+
+    return wrapper
+
+
+def normalize_axis(axis, ndim):
+    """One axis, negative allowed, checked against ``ndim`` (NumPy's AxisError)."""
+    axis = operator.index(axis)
+    if not -ndim <= axis < ndim:
+        raise AxisError(axis, ndim)
+    return axis % ndim if ndim else 0
+
+
+def normalize_axis_tuple(axis, ndim, allow_duplicate=False):
+    """None -> all axes; int or sequence -> sorted-as-given tuple of non-negative axes."""
+    if axis is None:
+        return tuple(range(ndim))
+    axes = (axis,) if not isinstance(axis, (tuple, list)) else tuple(axis)
+    axes = tuple(normalize_axis(a, ndim) for a in axes)
+    if not allow_duplicate and len(set(axes)) != len(axes):
+        raise ValueError("repeated axis")
+    return axes
+
+
+def write_out(result, out, casting="same_kind"):
+    """Store ``result`` (an ndarray) into ``out`` as NumPy's ``out=`` does: shape must
+    broadcast to out's, the dtype must cast under ``casting``. Returns ``out``."""
+    if not _dtypes.can_cast(result.dtype, out.dtype, casting):
+        raise TypeError(f"Cannot cast ufunc output from {result.dtype!r} to {out.dtype!r} "
+                        f"with casting rule '{casting}'")
+    if torch.broadcast_shapes(result._t.shape, out._t.shape) != out._t.shape:
+        raise ValueError(f"non-broadcastable output operand with shape {out.shape} doesn't match "
+                         f"the broadcast shape {torch.broadcast_shapes(result._t.shape, out._t.shape)}")
+    out._t.copy_(cast_tensor(result._t, out.dtype))
+    return out
+
+
+def finish(t, out=None, scalar=False, casting="same_kind"):
+    """Wrap a result tensor; with ``out`` store into it and return it (never a scalar)."""
+    result = ndarray._wrap(t, scalar and t.ndim == 0)
+    return result if out is None else write_out(result, out, casting)
