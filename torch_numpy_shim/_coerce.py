@@ -86,7 +86,7 @@ def asarray(obj, dtype=None, copy=None):
         out = ndarray._wrap(_scalar_tensor(obj, _default_dtype_of_python(obj)))
         copy = False
     elif isinstance(obj, (list, tuple)):
-        out = _stack_nested(obj) if _contains_traced(obj) else _tensor_from_python_nested(obj)
+        out = _stack_nested(obj) if _contains_traced(obj) else ndarray._wrap(_tensor_from_python_nested(obj))
         copy = False
     elif hasattr(obj, "__array_function__") or isinstance(obj, numpy.ma.MaskedArray):
         raise UnsupportedError(f"objects of type {type(obj).__name__} (they define their own NumPy protocol)")
