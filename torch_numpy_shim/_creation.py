@@ -1,22 +1,81 @@
 """Array creation: from data, from shapes, ranges, grids. Creation follows torch's
 default device, so ``with torch.device("cuda"):`` creates on the GPU."""
-from . import _coerce
+import builtins
+import math
+import operator
+
+import numpy
+import torch
+
+from . import _coerce, _dtypes
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
+from ._normalize import ArrayLike, DTypeLike, normalize_axis, normalizer
 
-__all__ = ["array", "asarray"]
+__all__ = [
+    "array", "asarray", "asanyarray", "ascontiguousarray", "copy", "copyto",
+    "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
+    "arange", "linspace", "logspace", "geomspace",
+    "eye", "identity", "diag", "diagflat", "tri", "tril", "triu", "vander",
+    "meshgrid", "indices", "fromfunction",
+]
 
 
+# ---- argument checks shared by every creation function --------------------------------
 def _check_order(order):
     if order not in (None, "K", "A", "C", "F"):
         raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got '{order}')")
 
 
+def _refuse_like(like):
+    if like is not None:
+        raise UnsupportedError("like= (array-function dispatch to another array type)")
+
+
+def _check_device(device):
+    if device not in (None, "cpu"):
+        raise ValueError(f"Device not understood. Only \"cpu\" is allowed, but received: {device}")
+
+
+def _shape_tuple(shape):
+    """An int or a sequence of ints as a shape tuple (NumPy's errors for negatives)."""
+    dims = (shape,) if not isinstance(shape, (tuple, list, torch.Size)) else tuple(shape)
+    dims = tuple(d if isinstance(d, torch.SymInt) else operator.index(d) for d in dims)
+    if builtins.any(isinstance(d, int) and d < 0 for d in dims):
+        raise ValueError("negative dimensions are not allowed")
+    return dims
+
+
+_SIGNED_TWIN = {torch.uint16: torch.int16, torch.uint32: torch.int32, torch.uint64: torch.int64}
+
+
+def movable(t):
+    """``t`` reinterpreted so data-movement kernels exist: torch lacks many kernels for
+    uint16/32/64, but moving bits of the same-sized signed type is exact."""
+    twin = _SIGNED_TWIN.get(t.dtype)
+    return t if twin is None else t.view(twin)
+
+
+def restored(t, dtype):
+    """Undo ``movable``: view the moved bits as the original torch ``dtype`` again."""
+    return t if t.dtype == dtype else t.view(dtype)
+
+
+def _default_float_or(dtype):
+    return _dtypes.float64.dtype if dtype is None else _dtypes._as_dtype(dtype)
+
+
+# ---- from data ---------------------------------------------------------------------------
 def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     _check_order(order)
-    if like is not None:
-        raise UnsupportedError("asarray(like=...)")
+    _check_device(device)
+    _refuse_like(like)
     return _coerce.asarray(a, dtype, copy)
+
+
+def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
+    """No ndarray subclasses exist in the shim, so this is ``asarray``."""
+    return asarray(a, dtype, order, device=device, copy=copy, like=like)
 
 
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
@@ -26,3 +85,419 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
     if out.ndim < ndmin:
         out = out._view(out._t.reshape((1,) * (ndmin - out.ndim) + tuple(out._t.shape)))
     return out
+
+
+def ascontiguousarray(a, dtype=None, *, like=None):
+    """C-contiguous and at least 1-D (NumPy promotes 0-D input to shape (1,))."""
+    out = array(a, dtype, copy=None, ndmin=1, like=like)
+    if out._t.is_contiguous():
+        return out
+    return ndarray._wrap(out._t.contiguous())
+
+
+def copy(a, order="K", subok=False):
+    _check_order(order)
+    return array(a, copy=True)
+
+
+def _copyto_source(src, dst_dtype, casting):
+    """``src`` as an array of ``dst_dtype``, refusing casts ``casting`` forbids. A Python
+    scalar is weak (NEP 50): it is judged by kind, and must fit an integer target."""
+    if isinstance(src, (builtins.bool, int, float, complex)):
+        src_dtype = _dtypes.result_type(dst_dtype, src)
+        what = "scalar"
+        _coerce.check_python_int_fits(src, dst_dtype)
+        src = _coerce.asarray(src)
+    else:
+        src = _coerce.asarray(src)
+        src_dtype = src.dtype
+        what = "array data"
+    if not _dtypes.can_cast(src_dtype, dst_dtype, casting):
+        raise TypeError(f"Cannot cast {what} from {src_dtype!r} to {dst_dtype!r} according "
+                        f"to the rule '{casting}'")
+    return src
+
+
+def _check_broadcasts_into(shape, target, what="input array"):
+    if _broadcast_pair(shape, target) != tuple(target):
+        raise ValueError(f"could not broadcast {what} from shape {shape} into shape {tuple(target)}")
+
+
+def _broadcast_pair(a, b):
+    try:
+        return tuple(torch.broadcast_shapes(tuple(a), tuple(b)))
+    except RuntimeError:
+        return None
+
+
+def _shares_memory_owner(a, b):
+    return isinstance(b, ndarray) and (a._base if a._base is not None else a) is (
+        b._base if b._base is not None else b)
+
+
+def copyto(dst, src, casting="same_kind", where=True):
+    if not isinstance(dst, ndarray):
+        raise TypeError(f"copyto() argument 1 must be numpy.ndarray, not {type(dst).__name__}")
+    overlap = _shares_memory_owner(dst, src)
+    src = _copyto_source(src, dst.dtype, casting)
+    _check_broadcasts_into(src.shape, dst.shape)
+    value = _coerce.cast_tensor(src._t, dst.dtype, copy=overlap).expand(dst._t.shape)
+    if where is True:
+        dst._t.copy_(value)
+        return None
+    if isinstance(where, (builtins.bool, int, float, complex)):
+        where = _coerce.asarray(builtins.bool(where))
+    where = _coerce.asarray(where)
+    if where.dtype is not _dtypes.bool.dtype:
+        raise TypeError(f"Cannot cast array data from {where.dtype!r} to dtype('bool') "
+                        "according to the rule 'safe'")
+    _check_broadcasts_into(where.shape, dst.shape, "where")
+    dst._t.copy_(torch.where(where._t, value, dst._t))
+    return None
+
+
+# ---- from shapes -------------------------------------------------------------------------
+def zeros(shape, dtype=None, order="C", *, device=None, like=None):
+    _check_order(order), _check_device(device), _refuse_like(like)
+    return ndarray._wrap(torch.zeros(_shape_tuple(shape), dtype=_default_float_or(dtype).torch))
+
+
+def ones(shape, dtype=None, order="C", *, device=None, like=None):
+    _check_order(order), _check_device(device), _refuse_like(like)
+    return ndarray._wrap(torch.ones(_shape_tuple(shape), dtype=_default_float_or(dtype).torch))
+
+
+def empty(shape, dtype=None, order="C", *, device=None, like=None):
+    _check_order(order), _check_device(device), _refuse_like(like)
+    return ndarray._wrap(torch.empty(_shape_tuple(shape), dtype=_default_float_or(dtype).torch))
+
+
+def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
+    """The dtype is the fill value's own (``full(3, 7)`` is int64) unless given."""
+    dt = _coerce.asarray(fill_value).dtype if dtype is None else _dtypes._as_dtype(dtype)
+    out = empty(shape, dt, order, device=device, like=like)
+    copyto(out, fill_value, casting="unsafe")
+    return out
+
+
+def _like(prototype, dtype, order, shape, device):
+    _check_order(order)
+    _check_device(device)
+    proto = _coerce.asarray(prototype)
+    dt = proto.dtype if dtype is None else _dtypes._as_dtype(dtype)
+    return (proto.shape if shape is None else _shape_tuple(shape)), dt
+
+
+def empty_like(prototype, /, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    shape, dt = _like(prototype, dtype, order, shape, device)
+    return ndarray._wrap(torch.empty(shape, dtype=dt.torch))
+
+
+def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    shape, dt = _like(a, dtype, order, shape, device)
+    return ndarray._wrap(torch.zeros(shape, dtype=dt.torch))
+
+
+def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    shape, dt = _like(a, dtype, order, shape, device)
+    return ndarray._wrap(torch.ones(shape, dtype=dt.torch))
+
+
+def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
+    out = empty_like(a, dtype, order, subok, shape, device=device)
+    copyto(out, fill_value, casting="unsafe")
+    return out
+
+
+# ---- ranges ------------------------------------------------------------------------------
+def _python_number(x):
+    """arange's bounds as Python numbers (its length depends on their values)."""
+    if isinstance(x, ndarray):
+        if x.ndim != 0:
+            raise TypeError("only 0-dimensional arrays can be converted to Python scalars")
+        return x.item()
+    if isinstance(x, numpy.ndarray | numpy.generic):
+        return x.item()
+    if isinstance(x, builtins.bool):
+        return int(x)
+    return x
+
+
+def _is_int(x):
+    return isinstance(x, (int, torch.SymInt))
+
+
+def arange(start_or_stop, /, stop=None, step=1, *, dtype=None, device=None, like=None):
+    """NumPy's rules: int bounds give int64, any float bound float64; the length is
+    ceil((stop - start) / step); values are ``first + i * (second - first)`` with
+    first/second the first two values cast to the dtype (that is what NumPy fills)."""
+    _check_device(device)
+    _refuse_like(like)
+    start, stop = (0, start_or_stop) if stop is None else (start_or_stop, stop)
+    start, stop, step = (_python_number(x) for x in (start, stop, step))
+    if builtins.any(isinstance(x, complex) for x in (start, stop, step)):
+        raise UnsupportedError("arange with complex bounds")
+    all_int = builtins.all(_is_int(x) for x in (start, stop, step))
+    dt = (_dtypes.int64.dtype if all_int else _dtypes.float64.dtype) if dtype is None \
+        else _dtypes._as_dtype(dtype)
+    if all_int:
+        if isinstance(step, int) and step == 0:
+            raise ZeroDivisionError("division by zero")
+        length = torch.sym_max(0, -((start - stop) // step))
+    else:
+        exact = (stop - start) / step  # ZeroDivisionError for step 0.0, as NumPy
+        if math.isnan(exact):
+            raise ValueError("arange: cannot compute length")
+        if math.isinf(exact):
+            raise ValueError("Maximum allowed size exceeded")
+        length = builtins.max(0, math.ceil(exact))
+    if dt.kind == "b":
+        if length > 2:
+            raise TypeError("arange() is only supported for booleans when the result has at most length 2.")
+        firsts = torch.tensor([builtins.bool(start), builtins.bool(start + step)])
+        return ndarray._wrap(firsts[:length])
+    if dt.kind == "c":
+        raise UnsupportedError("arange with a complex dtype")
+    if all_int:
+        values = torch.arange(length, dtype=torch.int64) * step + start
+        return ndarray._wrap(_coerce.cast_tensor(values, dt))
+    first = numpy.array(start).astype(dt.np)
+    delta = numpy.array(start + step).astype(dt.np) - first
+    compute = torch.int64 if dt.kind in "iu" else (torch.float32 if dt.itemsize == 2 else dt.torch)
+    values = torch.arange(length, dtype=compute) * delta.item() + first.item()
+    return ndarray._wrap(_coerce.cast_tensor(values, dt))
+
+
+def _inexact_result_type(*arrays):
+    dt = _dtypes.result_type(*arrays)
+    return _dtypes.float64.dtype if dt.kind in "biu" else dt
+
+
+@normalizer
+def _linspace_arrays(start: ArrayLike, stop: ArrayLike):
+    return start, stop
+
+
+def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis=0, *, device=None):
+    """NumPy's algorithm: ``arange(num) * step + start`` (or ``/ div * delta`` where the
+    step underflows to zero), the last sample set to ``stop``, integer dtypes floored."""
+    _check_device(device)
+    num = operator.index(num)
+    if num < 0:
+        raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    dt = _inexact_result_type(start, stop)
+    start_a, stop_a = _linspace_arrays(start, stop)
+    target = dt if dtype is None else _dtypes._as_dtype(dtype)
+    div = num - 1 if endpoint else num
+    start_t = _coerce.cast_tensor(start_a._t, dt)
+    stop_t = _coerce.cast_tensor(stop_a._t, dt)
+    delta = stop_t - start_t
+    y = torch.arange(num, dtype=torch.int64).to(dt.torch).reshape((-1,) + (1,) * delta.ndim)
+    if div > 0:
+        step = delta / div
+        y = torch.where(step == 0, y / div * delta, y * step)
+    else:
+        step = torch.full(delta.shape, math.nan, dtype=dt.torch)
+        y = y * delta
+    y = y + start_t
+    if endpoint and num > 1:
+        y = torch.cat((y[:-1], torch.broadcast_to(stop_t, y.shape[1:])[None]))
+    if axis != 0:
+        y = torch.movedim(y, 0, normalize_axis(axis, y.ndim))
+    if target.kind in "iu":
+        y = torch.floor(y)
+    out = ndarray._wrap(_coerce.cast_tensor(y, target))
+    if not retstep:
+        return out
+    if div <= 0 and delta.ndim == 0:
+        return out, math.nan  # NumPy returns a plain float here
+    return out, ndarray._wrap(step, scalar=step.ndim == 0)
+
+
+def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
+    """``base ** linspace(start, stop)``; like NumPy, ``base`` counts as an array
+    (float64 for the default 10.0) when choosing the result dtype."""
+    start, stop, base = (_coerce.asarray(x) for x in (start, stop, base))
+    ndim = len(_broadcast_shapes_of(start.shape, stop.shape, base.shape))
+    start, stop, base = (array(x, copy=None, ndmin=ndim) for x in (start, stop, base))
+    y = linspace(start, stop, num=num, endpoint=endpoint, axis=axis)
+    base_t = base._t.unsqueeze(normalize_axis(axis, base.ndim + 1))
+    dt = _dtypes.result_type(base, y)
+    out = torch.pow(_coerce.cast_tensor(base_t, dt), _coerce.cast_tensor(y._t, dt))
+    return ndarray._wrap(_coerce.cast_tensor(out, dt if dtype is None else _dtypes._as_dtype(dtype)))
+
+
+def _broadcast_shapes_of(*shapes):
+    result = _broadcast_pair(shapes[0], shapes[0])
+    for s in shapes[1:]:
+        result = _broadcast_pair(result, s)
+        if result is None:
+            raise ValueError("shape mismatch: objects cannot be broadcast to a single shape")
+    return result
+
+
+def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
+    """Log-spaced samples computed with NumPy's steps: divide out the sign (a unit
+    phase for complex), interpolate the logs, pin both ends to the exact inputs."""
+    start, stop = _coerce.asarray(start), _coerce.asarray(stop)
+    if builtins.bool((start._t == 0).any()) or builtins.bool((stop._t == 0).any()):
+        raise ValueError("Geometric sequence cannot include zero")  # NumPy checks values too
+    dt = _dtypes.result_type(start, stop, float(num), numpy.zeros((), _dtypes._as_dtype(
+        dtype).np if dtype is not None else None))
+    dt = _dtypes.result_type(dt, _dtypes.float64.dtype)
+    start_t = _coerce.cast_tensor(start._t, dt)
+    stop_t = _coerce.cast_tensor(stop._t, dt)
+    sign = torch.sgn(start_t)
+    start_t = start_t / sign
+    stop_t = stop_t / sign
+    logs = logspace(ndarray._wrap(torch.log10(start_t)), ndarray._wrap(torch.log10(stop_t)),
+                    num=num, endpoint=endpoint, base=10.0, dtype=dt)._t
+    if num > 0:
+        first = torch.broadcast_to(start_t, logs.shape[1:])[None]
+        last = torch.broadcast_to(stop_t, logs.shape[1:])[None]
+        pinned_last = endpoint and num > 1
+        middle = logs[1:num - 1] if pinned_last else logs[1:]
+        logs = torch.cat((first, middle, last) if pinned_last else (first, middle))
+    result = logs * sign
+    if axis != 0:
+        result = torch.movedim(result, 0, normalize_axis(axis, result.ndim))
+    target = dt if dtype is None else _dtypes._as_dtype(dtype)
+    return ndarray._wrap(_coerce.cast_tensor(result, target))
+
+
+# ---- matrices ----------------------------------------------------------------------------
+def _diagonal_mask(n, m, k, lower):
+    """(n, m) booleans: the k-th diagonal (``lower`` None), or on/below it (True)."""
+    rows = torch.arange(n).reshape(-1, 1)
+    cols = torch.arange(m).reshape(1, -1)
+    if lower is None:
+        return cols - rows == k
+    return cols - rows <= k
+
+
+def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
+    _check_order(order), _check_device(device), _refuse_like(like)
+    n = operator.index(N)
+    m = n if M is None else operator.index(M)
+    if n < 0 or m < 0:
+        raise ValueError("negative dimensions are not allowed")
+    mask = _diagonal_mask(n, m, operator.index(k), None)
+    return ndarray._wrap(_coerce.cast_tensor(mask, _default_float_or(dtype)))
+
+
+def identity(n, dtype=None, *, like=None):
+    return eye(n, dtype=dtype, like=like)
+
+
+def tri(N, M=None, k=0, dtype=float, *, like=None):
+    _refuse_like(like)
+    n = operator.index(N)
+    m = n if M is None else operator.index(M)
+    if n < 0 or m < 0:
+        raise ValueError("negative dimensions are not allowed")
+    mask = _diagonal_mask(n, m, operator.index(k), True)
+    return ndarray._wrap(_coerce.cast_tensor(mask, _default_float_or(dtype)))
+
+
+def _keep_triangle(m, k, lower):
+    t = _coerce.asarray(m)._t
+    if t.ndim == 0:
+        raise TypeError("tri() missing 1 required positional argument: 'N'")
+    n_rows, n_cols = (t.shape[-2], t.shape[-1]) if t.ndim >= 2 else (t.shape[-1], t.shape[-1])
+    mask = _diagonal_mask(n_rows, n_cols, k if lower else k - 1, True)
+    if not lower:
+        mask = ~mask
+    return ndarray._wrap(torch.where(mask, t, torch.zeros((), dtype=t.dtype)))
+
+
+def tril(m, k=0):
+    """Zero above the k-th diagonal of the last two axes (a 1-D input is broadcast)."""
+    return _keep_triangle(m, operator.index(k), True)
+
+
+def triu(m, k=0):
+    return _keep_triangle(m, operator.index(k), False)
+
+
+@normalizer
+def diag(v: ArrayLike, k=0):
+    """1-D -> a matrix with ``v`` on the k-th diagonal; 2-D -> that diagonal (a copy)."""
+    k = operator.index(k)
+    t = v._t
+    if t.ndim == 1:
+        n = t.shape[0] + builtins.abs(k)
+        placed = torch.zeros((n, n), dtype=t.dtype)
+        if t.shape[0] == 0:
+            return ndarray._wrap(placed)
+        # entry (i, j) of the k-th diagonal holds v[i] above the main diagonal, v[j] below
+        position = torch.arange(n).reshape((-1, 1) if k >= 0 else (1, -1))
+        values = restored(movable(t).index_select(0, position.reshape(-1).clamp(max=t.shape[0] - 1)), t.dtype)
+        return ndarray._wrap(torch.where(_diagonal_mask(n, n, k, None),
+                                         values.reshape(position.shape), placed))
+    if t.ndim == 2:
+        return ndarray._wrap(torch.diagonal(t, k).clone())
+    raise ValueError("Input must be 1- or 2-d.")
+
+
+def diagflat(v, k=0):
+    return diag(_coerce.asarray(v)._t.reshape(-1), k)
+
+
+@normalizer
+def vander(x: ArrayLike, N=None, increasing=False):
+    """Columns are powers of ``x``, built by a running product as NumPy does (so
+    integer overflow wraps identically); dtype promotes with int64."""
+    if x.ndim != 1:
+        raise ValueError("x must be a one-dimensional array or sequence.")
+    n = x.shape[0] if N is None else operator.index(N)
+    if n < 0:
+        raise ValueError("negative dimensions are not allowed")
+    dt = _dtypes.promote_types(x.dtype, _dtypes.int64.dtype)
+    columns = _coerce.cast_tensor(x._t, dt).reshape(-1, 1).expand(x.shape[0], builtins.max(n - 1, 0))
+    powers = torch.cat((torch.ones((x.shape[0], builtins.min(n, 1)), dtype=dt.torch),
+                        torch.cumprod(columns, dim=1)), dim=1)
+    return ndarray._wrap(powers if increasing else powers.flip(1))
+
+
+# ---- grids -------------------------------------------------------------------------------
+def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
+    """A tuple (NumPy 2) of coordinate arrays; views unless ``copy``."""
+    if indexing not in ("xy", "ij"):
+        raise ValueError("Valid values for `indexing` are 'xy' and 'ij'.")
+    ndim = len(xi)
+    arrays = [_coerce.asarray(x) for x in xi]
+    shapes = [[1] * ndim for _ in range(ndim)]
+    for i in range(ndim):
+        shapes[i][i] = -1
+    if indexing == "xy" and ndim > 1:
+        shapes[0][0], shapes[0][1] = 1, -1
+        shapes[1][0], shapes[1][1] = -1, 1
+    outputs = [a._view(a._t.reshape(shape)) for a, shape in zip(arrays, shapes)]
+    if not sparse:
+        full_shape = _broadcast_shapes_of(*(o.shape for o in outputs))
+        outputs = [o if o.shape == full_shape else o._view(o._t.expand(full_shape)) for o in outputs]
+    if copy:
+        outputs = [o.copy() for o in outputs]
+    return tuple(outputs)
+
+
+def indices(dimensions, dtype=int, sparse=False):
+    dims = _shape_tuple(dimensions)
+    dt = _dtypes._as_dtype(dtype)
+    n = len(dims)
+    grids = []
+    for i, dim in enumerate(dims):
+        shape = [1] * n
+        shape[i] = dim
+        grids.append(_coerce.cast_tensor(torch.arange(dim, dtype=torch.int64), dt).reshape(shape))
+    if sparse:
+        return tuple(ndarray._wrap(g) for g in grids)
+    if not grids:
+        return ndarray._wrap(torch.empty((0,), dtype=dt.torch))
+    return ndarray._wrap(torch.stack([g.expand(dims) for g in grids]))
+
+
+def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
+    _refuse_like(like)
+    grid = indices(shape, dtype=dtype)
+    return function(*(grid._view(t) for t in torch.unbind(grid._t)), **kwargs)

@@ -1,2 +1,1002 @@
-"""(to be written)"""
-__all__ = []
+"""Shape and layout: reshaping, transposing, joining, splitting, tiling, padding.
+
+Views are views exactly where NumPy's are (``arr._view`` sets ``base``); results that
+would need negative strides in NumPy (flip, rot90) are copies, since torch has none.
+"""
+import builtins
+import operator
+import warnings
+
+import numpy
+import torch
+
+from . import _coerce, _dtypes
+from ._creation import array, linspace, movable, restored
+from ._errors import AxisError, UnsupportedError
+from ._ndarray import ndarray
+from ._normalize import (ArrayLike, AxisLike, DTypeLike, OutArray, normalize_axis,
+                         normalize_axis_tuple, normalizer, write_out)
+
+__all__ = [
+    "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "moveaxis",
+    "swapaxes", "rollaxis", "squeeze", "expand_dims", "broadcast_to", "broadcast_arrays",
+    "broadcast_shapes", "atleast_1d", "atleast_2d", "atleast_3d",
+    "concatenate", "concat", "stack", "hstack", "vstack", "dstack", "column_stack",
+    "row_stack", "block", "split", "array_split", "hsplit", "vsplit", "dsplit", "unstack",
+    "tile", "repeat", "flip", "fliplr", "flipud", "roll", "rot90", "pad", "resize",
+    "append", "insert", "delete", "trim_zeros", "diagonal", "shape", "ndim", "size",
+]
+
+
+# ---- reshaping -------------------------------------------------------------------------
+def _target_shape(shape, size):
+    """NumPy's reshape checks: one unknown (any negative) dimension, sizes must agree."""
+    dims = (shape,) if not isinstance(shape, (tuple, list, torch.Size)) else tuple(shape)
+    dims = [d if isinstance(d, torch.SymInt) else operator.index(d) for d in dims]
+    unknown = [i for i, d in enumerate(dims) if isinstance(d, int) and d < 0]
+    if len(unknown) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    known = 1
+    for i, d in enumerate(dims):
+        if i not in unknown:
+            known *= d
+    if unknown:
+        if known == 0 or size % known != 0:
+            raise ValueError(f"cannot reshape array of size {size} into shape {_shape_repr(dims)}")
+        dims[unknown[0]] = size // known
+    elif known != size:
+        raise ValueError(f"cannot reshape array of size {size} into shape {_shape_repr(dims)}")
+    return tuple(dims)
+
+
+def _shape_repr(dims):
+    return f"({dims[0]},)" if len(dims) == 1 else str(tuple(dims))
+
+
+def _reshape_c(a, dims, copy):
+    if not copy:
+        try:
+            return a._view(a._t.view(dims))
+        except RuntimeError:  # strides do not allow a view: NumPy copies too
+            if copy is False:
+                raise ValueError("Unable to avoid creating a copy while reshaping.") from None
+    return ndarray._wrap(a._t.clone(memory_format=torch.contiguous_format).view(dims))
+
+
+def _reversed_axes(t):
+    return t.permute(*reversed(range(t.ndim)))
+
+
+@normalizer
+def reshape(a: ArrayLike, /, shape=None, order="C", *, copy=None):
+    if shape is None:
+        raise TypeError("reshape() missing required argument 'shape' (pos 2)")
+    dims = _target_shape(shape, a.size)
+    if order == "A":
+        order = "F" if a.flags.f_contiguous and not a.flags.c_contiguous else "C"
+    if order == "C":
+        return _reshape_c(a, dims, copy)
+    if order != "F":
+        raise ValueError(f"order must be one of 'C', 'F', 'A' (got '{order}')")
+    # Fortran order is C order on the reversed axes of both shapes
+    flipped = _reshape_c(a._view(_reversed_axes(a._t)), tuple(reversed(dims)), copy)
+    result_t = _reversed_axes(flipped._t)
+    return flipped._view(result_t) if flipped._base is not None else ndarray._wrap(result_t)
+
+
+@normalizer
+def ravel(a: ArrayLike, order="C"):
+    """A view when the elements are already contiguous in the requested order."""
+    t = a._t
+    if order == "K":
+        strides = t.stride()
+        axes = sorted(range(t.ndim), key=lambda i: -strides[i])
+        return reshape(a._view(t.permute(*axes)) if axes != list(range(t.ndim)) else a, -1)
+    if order == "A":
+        order = "F" if a.flags.f_contiguous and not a.flags.c_contiguous else "C"
+    if order not in ("C", "F"):
+        raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got '{order}')")
+    source = t if order == "C" else _reversed_axes(t)
+    if source.is_contiguous():
+        return a._view(source.view(-1))
+    return ndarray._wrap(source.reshape(-1).clone())
+
+
+# ---- axes ------------------------------------------------------------------------------
+@normalizer
+def transpose(a: ArrayLike, axes=None):
+    if axes is None:
+        return a._view(_reversed_axes(a._t))
+    axes = tuple(axes) if isinstance(axes, (tuple, list)) else (axes,)
+    if len(axes) != a.ndim:
+        raise ValueError("axes don't match array")
+    axes = tuple(normalize_axis(ax, a.ndim) for ax in axes)
+    if len(set(axes)) != len(axes):
+        raise ValueError("repeated axis in transpose")
+    return a._view(a._t.permute(*axes))
+
+
+def permute_dims(a, /, axes=None):
+    return transpose(a, axes)
+
+
+@normalizer
+def matrix_transpose(x: ArrayLike, /):
+    if x.ndim < 2:
+        raise ValueError(f"Input array must be at least 2-dimensional, but it is {x.ndim}")
+    return x._view(x._t.transpose(-2, -1))
+
+
+def _axes_or_error(axes, ndim, name):
+    try:
+        return normalize_axis_tuple(axes, ndim)
+    except AxisError as exc:
+        raise AxisError(f"{name}: {exc}") from None
+
+
+@normalizer
+def moveaxis(a: ArrayLike, source, destination):
+    source = _axes_or_error(source, a.ndim, "source")
+    destination = _axes_or_error(destination, a.ndim, "destination")
+    if len(source) != len(destination):
+        raise ValueError("`source` and `destination` arguments must have the same number of elements")
+    order = [n for n in range(a.ndim) if n not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return a._view(a._t.permute(*order))
+
+
+@normalizer
+def swapaxes(a: ArrayLike, axis1, axis2):
+    axis1 = _axes_or_error(axis1, a.ndim, "axis1")[0]
+    axis2 = _axes_or_error(axis2, a.ndim, "axis2")[0]
+    return a._view(a._t.transpose(axis1, axis2))
+
+
+@normalizer
+def rollaxis(a: ArrayLike, axis, start=0):
+    n = a.ndim
+    axis = normalize_axis(axis, n)
+    start = operator.index(start)
+    if start < 0:
+        start += n
+    if not 0 <= start < n + 1:
+        raise AxisError(f"'start' arg requires {-n} <= start < {n + 1}, but {start} was passed in")
+    if axis < start:
+        start -= 1
+    order = list(range(n))
+    order.remove(axis)
+    order.insert(start, axis)
+    return a._view(a._t.permute(*order))
+
+
+@normalizer
+def squeeze(a: ArrayLike, axis: AxisLike = None):
+    shape = a.shape
+    if axis is None:
+        dims = tuple(d for d in shape if d != 1)
+    else:
+        axes = normalize_axis_tuple(axis, a.ndim)
+        if builtins.any(shape[ax] != 1 for ax in axes):
+            raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+        dims = tuple(d for i, d in enumerate(shape) if i not in axes)
+    return a._view(a._t.view(dims) if a._t.is_contiguous() else a._t.squeeze(
+        tuple(i for i, d in enumerate(shape) if d == 1 and (axis is None or i in axes))))
+
+
+@normalizer
+def expand_dims(a: ArrayLike, axis: AxisLike):
+    axes = (axis,) if not isinstance(axis, tuple) else axis
+    out_ndim = len(axes) + a.ndim
+    axes = normalize_axis_tuple(axes, out_ndim)
+    t = a._t
+    for ax in sorted(axes):
+        t = t.unsqueeze(ax)
+    return a._view(t)
+
+
+def _broadcast_shape(*shapes):
+    """NumPy's broadcasting of shapes (ValueError when they do not agree)."""
+    ndim = builtins.max((len(s) for s in shapes), default=0)
+    result = [1] * ndim
+    for shape in shapes:
+        for i, d in enumerate(shape, start=ndim - len(shape)):
+            if d != 1:
+                if result[i] != 1 and result[i] != d:
+                    raise ValueError("shape mismatch: objects cannot be broadcast to a single shape.  "
+                                     f"Mismatch is between shapes {tuple(result)} and {tuple(shape)}.")
+                result[i] = d
+    return tuple(result)
+
+
+@normalizer
+def broadcast_to(array: ArrayLike, shape, subok=False):
+    dims = (shape,) if not isinstance(shape, (tuple, list, torch.Size)) else tuple(shape)
+    dims = tuple(d if isinstance(d, torch.SymInt) else operator.index(d) for d in dims)
+    if builtins.any(isinstance(d, int) and d < 0 for d in dims):
+        raise ValueError("all elements of broadcast shape must be non-negative")
+    if array.ndim > len(dims):
+        raise ValueError("input operand has more dimensions than allowed by the axis remapping")
+    lead = len(dims) - array.ndim
+    if builtins.any(s != 1 and s != d for s, d in zip(array.shape, dims[lead:])):
+        raise ValueError(f"operands could not be broadcast together with remapped shapes "
+                         f"[original->remapped]: {array.shape}  and requested shape {dims}")
+    return array._view(array._t.expand(dims))
+
+
+def broadcast_arrays(*args, subok=False):
+    """A tuple (NumPy 2); arrays already of the common shape come back unchanged."""
+    arrays = [_coerce.asarray(a) for a in args]
+    common = _broadcast_shape(*(a.shape for a in arrays))
+    return tuple(a if a.shape == common else broadcast_to(a, common) for a in arrays)
+
+
+def broadcast_shapes(*args):
+    return _broadcast_shape(*(((s,) if not isinstance(s, (tuple, list)) else tuple(s)) for s in args))
+
+
+def _at_least(ndim_target, placement, arys):
+    results = []
+    for a in arys:
+        a = _coerce.asarray(a)
+        if a.ndim < ndim_target:
+            a = a._view(a._t.reshape(placement[a.ndim](a.shape)))
+        results.append(a)
+    return results[0] if len(results) == 1 else tuple(results)
+
+
+def atleast_1d(*arys):
+    return _at_least(1, {0: lambda s: (1,)}, arys)
+
+
+def atleast_2d(*arys):
+    return _at_least(2, {0: lambda s: (1, 1), 1: lambda s: (1,) + s}, arys)
+
+
+def atleast_3d(*arys):
+    return _at_least(3, {0: lambda s: (1, 1, 1), 1: lambda s: (1,) + s + (1,),
+                         2: lambda s: s + (1,)}, arys)
+
+
+# ---- joining ---------------------------------------------------------------------------
+def _sequence_of_arrays(arrays):
+    if not hasattr(arrays, "__getitem__"):
+        raise TypeError('arrays to stack must be passed as a "sequence" type such as list or tuple.')
+    return [_coerce.asarray(a) for a in arrays]
+
+
+def _joined_dtype(arrays, dtype, out, casting):
+    if dtype is not None and out is not None:
+        raise TypeError("concatenate() only takes `out` or `dtype` as an argument, but both were provided.")
+    target = (out.dtype if out is not None else _dtypes._as_dtype(dtype) if dtype is not None
+              else _dtypes.result_type(*arrays))
+    for a in arrays:
+        if not _dtypes.can_cast(a.dtype, target, casting):
+            raise TypeError(f"Cannot cast array data from {a.dtype!r} to {target!r} according "
+                            f"to the rule '{casting}'")
+    return target
+
+
+def _cat(tensors, axis, target):
+    """torch.cat of same-dtype parts, moving uint16/32/64 as same-size signed bits."""
+    parts = [movable(_coerce.cast_tensor(t, target)) for t in tensors]
+    return restored(torch.cat(parts, axis), target.torch)
+
+
+def _deliver(t, out):
+    if out is None:
+        return ndarray._wrap(t)
+    if out.shape != tuple(t.shape):
+        raise ValueError("Output array is the wrong shape")
+    return write_out(ndarray._wrap(t), out, "unsafe")
+
+
+@normalizer
+def concatenate(arrays, /, axis=0, out: OutArray = None, *, dtype=None, casting="same_kind"):
+    arrays = _sequence_of_arrays(arrays)
+    if not arrays:
+        raise ValueError("need at least one array to concatenate")
+    if axis is None:
+        arrays = [ravel(a) for a in arrays]
+        axis = 0
+    if arrays[0].ndim == 0:
+        raise ValueError("zero-dimensional arrays cannot be concatenated")
+    ndim = arrays[0].ndim
+    axis = normalize_axis(axis, ndim)
+    for i, a in enumerate(arrays[1:], start=1):
+        if a.ndim != ndim:
+            raise ValueError("all the input arrays must have same number of dimensions, but the array "
+                             f"at index 0 has {ndim} dimension(s) and the array at index {i} has "
+                             f"{a.ndim} dimension(s)")
+        for d in range(ndim):
+            if d != axis and a.shape[d] != arrays[0].shape[d]:
+                raise ValueError("all the input array dimensions except for the concatenation axis "
+                                 f"must match exactly, but along dimension {d}, the array at index 0 "
+                                 f"has size {arrays[0].shape[d]} and the array at index {i} has size "
+                                 f"{a.shape[d]}")
+    target = _joined_dtype(arrays, dtype, out, casting)
+    return _deliver(_cat([a._t for a in arrays], axis, target), out)
+
+
+concat = concatenate
+
+
+def stack(arrays, axis=0, out=None, *, dtype=None, casting="same_kind"):
+    arrays = _sequence_of_arrays(arrays)
+    if not arrays:
+        raise ValueError("need at least one array to stack")
+    if builtins.any(a.shape != arrays[0].shape for a in arrays):
+        raise ValueError("all input arrays must have the same shape")
+    axis = normalize_axis(axis, arrays[0].ndim + 1)
+    expanded = [a._view(a._t.unsqueeze(axis)) for a in arrays]
+    return concatenate(expanded, axis=axis, out=out, dtype=dtype, casting=casting)
+
+
+def hstack(tup, *, dtype=None, casting="same_kind"):
+    arrays = atleast_1d(*_sequence_of_arrays(tup))
+    arrays = [arrays] if isinstance(arrays, ndarray) else list(arrays)
+    axis = 0 if arrays and arrays[0].ndim == 1 else 1
+    return concatenate(arrays, axis=axis, dtype=dtype, casting=casting)
+
+
+def vstack(tup, *, dtype=None, casting="same_kind"):
+    arrays = atleast_2d(*_sequence_of_arrays(tup))
+    arrays = [arrays] if isinstance(arrays, ndarray) else list(arrays)
+    return concatenate(arrays, axis=0, dtype=dtype, casting=casting)
+
+
+def row_stack(tup, *, dtype=None, casting="same_kind"):
+    warnings.warn("`row_stack` alias is deprecated. Use `np.vstack` directly.",
+                  DeprecationWarning, stacklevel=2)
+    return vstack(tup, dtype=dtype, casting=casting)
+
+
+def dstack(tup):
+    arrays = atleast_3d(*_sequence_of_arrays(tup))
+    arrays = [arrays] if isinstance(arrays, ndarray) else list(arrays)
+    return concatenate(arrays, axis=2)
+
+
+def column_stack(tup):
+    arrays = []
+    for a in _sequence_of_arrays(tup):
+        if a.ndim < 2:
+            a = a._view(a._t.reshape(1, -1).T if a.ndim == 1 else a._t.reshape(1, 1))
+        arrays.append(a)
+    return concatenate(arrays, axis=1)
+
+
+def _block_depth(arrays, index=()):
+    """(list nesting depth, max leaf ndim), checking NumPy's rules on the nesting."""
+    if isinstance(arrays, tuple):
+        raise TypeError(f"arrays{''.join(f'[{i}]' for i in index)} is a tuple. Only lists can be used "
+                        "to arrange blocks, and np.block does not allow implicit conversion from "
+                        "tuple to ndarray.")
+    if not isinstance(arrays, list):
+        return 0, _coerce.asarray(arrays).ndim
+    if not arrays:
+        raise ValueError(f"List at arrays{''.join(f'[{i}]' for i in index)} cannot be empty")
+    found = [_block_depth(a, index + (i,)) for i, a in enumerate(arrays)]
+    if builtins.any(d != found[0][0] for d, _ in found):
+        raise ValueError("List depths are mismatched.")
+    return found[0][0] + 1, builtins.max(n for _, n in found)
+
+
+def block(arrays):
+    depth, leaf_ndim = _block_depth(arrays)
+    result_ndim = builtins.max(depth, leaf_ndim)
+
+    def assemble(item, level):
+        if level == depth:
+            a = _coerce.asarray(item)
+            return a._view(a._t.reshape((1,) * (result_ndim - a.ndim) + a.shape))
+        return concatenate([assemble(x, level + 1) for x in item], axis=-(depth - level))
+
+    if depth == 0:
+        return array(arrays, copy=True)
+    return assemble(arrays, 0)
+
+
+# ---- splitting -------------------------------------------------------------------------
+def _split_points(n, indices_or_sections):
+    try:
+        sections = operator.index(indices_or_sections)
+    except TypeError:
+        bounds = [operator.index(i) for i in _as_python_list(indices_or_sections)]
+        return [0] + bounds + [n]
+    if sections <= 0:
+        raise ValueError("number sections must be larger than 0.")
+    each, extras = divmod(n, sections)
+    points = [0]
+    for i in range(sections):
+        points.append(points[-1] + each + (1 if i < extras else 0))
+    return points
+
+
+def _as_python_list(values):
+    if isinstance(values, ndarray):
+        return values._t.tolist()  # split positions shape the result: data-dependent by nature
+    return list(values)
+
+
+@normalizer
+def array_split(ary: ArrayLike, indices_or_sections, axis=0):
+    n = ary.shape[axis]  # IndexError for a bad axis, as NumPy
+    axis = normalize_axis(axis, ary.ndim)
+    points = _split_points(n, indices_or_sections)
+    moved = ary._t.movedim(axis, 0)
+    return [ary._view(moved[start:stop].movedim(0, axis)) for start, stop in zip(points, points[1:])]
+
+
+@normalizer
+def split(ary: ArrayLike, indices_or_sections, axis=0):
+    try:
+        sections = operator.index(indices_or_sections)
+    except TypeError:
+        sections = None
+    if sections is not None and sections != 0 and ary.shape[axis] % sections:
+        raise ValueError("array split does not result in an equal division")
+    return array_split(ary, indices_or_sections, axis)
+
+
+@normalizer
+def hsplit(ary: ArrayLike, indices_or_sections):
+    if ary.ndim == 0:
+        raise ValueError("hsplit only works on arrays of 1 or more dimensions")
+    return split(ary, indices_or_sections, 1 if ary.ndim > 1 else 0)
+
+
+@normalizer
+def vsplit(ary: ArrayLike, indices_or_sections):
+    if ary.ndim < 2:
+        raise ValueError("vsplit only works on arrays of 2 or more dimensions")
+    return split(ary, indices_or_sections, 0)
+
+
+@normalizer
+def dsplit(ary: ArrayLike, indices_or_sections):
+    if ary.ndim < 3:
+        raise ValueError("dsplit only works on arrays of 3 or more dimensions")
+    return split(ary, indices_or_sections, 2)
+
+
+@normalizer
+def unstack(x: ArrayLike, /, *, axis=0):
+    if x.ndim == 0:
+        raise ValueError("Input array must be at least 1-d.")
+    return tuple(x._view(t) for t in torch.unbind(x._t, normalize_axis(axis, x.ndim)))
+
+
+# ---- repeating -------------------------------------------------------------------------
+def tile(A, reps):
+    reps = tuple(reps) if isinstance(reps, (tuple, list)) else (reps,)
+    reps = tuple(operator.index(r) for r in reps)
+    a = array(A, copy=None, ndmin=len(reps))
+    if builtins.any(r < 0 for r in reps):
+        raise ValueError("negative dimensions are not allowed")
+    reps = (1,) * (a.ndim - len(reps)) + reps
+    return ndarray._wrap(restored(movable(a._t).repeat(reps), a._t.dtype))
+
+
+@normalizer
+def repeat(a: ArrayLike, repeats, axis=None):
+    if axis is None:
+        a = ravel(a)
+        axis = 0
+    axis = normalize_axis(axis, a.ndim)
+    t = movable(a._t)
+    if isinstance(repeats, (int, numpy.integer)) or (isinstance(repeats, ndarray) and repeats.ndim == 0):
+        count = operator.index(repeats) if not isinstance(repeats, ndarray) else int(repeats.item())
+        if count < 0:
+            raise ValueError("negative dimensions are not allowed")
+        return ndarray._wrap(restored(t.repeat_interleave(count, axis), a._t.dtype))
+    counts = _coerce.asarray(repeats)
+    if not _dtypes.can_cast(counts.dtype, _dtypes.int64.dtype, "safe") and counts.dtype.kind != "f":
+        raise TypeError(f"Cannot cast array data from {counts.dtype!r} to dtype('int64') "
+                        "according to the rule 'safe'")
+    counts_t = counts._t.to(torch.int64).reshape(-1)
+    n = a.shape[axis]
+    if counts_t.shape[0] not in (1, n):
+        raise ValueError(f"operands could not be broadcast together with shape ({n},) ({counts_t.shape[0]},)")
+    if builtins.bool((counts_t < 0).any()):  # the output length depends on the counts anyway
+        raise ValueError("repeats may not contain negative values.")
+    return ndarray._wrap(restored(t.repeat_interleave(counts_t.expand(n), axis), a._t.dtype))
+
+
+# ---- reordering ------------------------------------------------------------------------
+@normalizer
+def flip(m: ArrayLike, axis: AxisLike = None):
+    axes = normalize_axis_tuple(axis, m.ndim)
+    return ndarray._wrap(m._t.flip(axes) if axes else m._t.clone())
+
+
+@normalizer
+def fliplr(m: ArrayLike):
+    if m.ndim < 2:
+        raise ValueError("Input must be >= 2-d.")
+    return flip(m, 1)
+
+
+@normalizer
+def flipud(m: ArrayLike):
+    if m.ndim < 1:
+        raise ValueError("Input must be >= 1-d.")
+    return flip(m, 0)
+
+
+@normalizer
+def roll(a: ArrayLike, shift, axis=None):
+    if axis is None:
+        return reshape(roll(ravel(a), shift, 0), a.shape)
+    shifts = [operator.index(s) for s in (shift if isinstance(shift, (tuple, list)) else (shift,))]
+    axes = list(axis) if isinstance(axis, (tuple, list)) else [axis]
+    if len(shifts) != len(axes) and 1 not in (len(shifts), len(axes)):
+        raise ValueError("shape mismatch: objects cannot be broadcast to a single shape.  Mismatch "
+                         f"is between arg 0 with shape ({len(shifts)},) and arg 1 with shape ({len(axes)},).")
+    count = builtins.max(len(shifts), len(axes))
+    shifts = shifts * count if len(shifts) == 1 else shifts
+    axes = axes * count if len(axes) == 1 else axes
+    total = {}
+    for s, ax in zip(shifts, axes):
+        ax = normalize_axis(ax, a.ndim)
+        total[ax] = total.get(ax, 0) + s
+    if not total:
+        return ndarray._wrap(a._t.clone())
+    dims = tuple(total)
+    sizes = [a.shape[d] for d in dims]
+    amounts = tuple(s % n if n else 0 for s, n in zip(total.values(), sizes))
+    return ndarray._wrap(a._t.roll(amounts, dims))
+
+
+@normalizer
+def rot90(m: ArrayLike, k=1, axes=(0, 1)):
+    axes = tuple(axes)
+    if len(axes) != 2:
+        raise ValueError("len(axes) must be 2.")
+    if axes[0] == axes[1] or builtins.abs(axes[0] - axes[1]) == m.ndim:
+        raise ValueError("Axes must be different.")
+    if not (-m.ndim <= axes[0] < m.ndim and -m.ndim <= axes[1] < m.ndim):
+        raise ValueError(f"Axes={axes} out of range for array of ndim={m.ndim}.")
+    k = operator.index(k) % 4
+    if k == 0:
+        return m._view(m._t.view(m._t.shape))
+    if k == 2:
+        return flip(m, axes)
+    order = list(range(m.ndim))
+    order[axes[0]], order[axes[1]] = order[axes[1]], order[axes[0]]
+    if k == 1:
+        return ndarray._wrap(m._t.flip(axes[1]).permute(*order))
+    return ndarray._wrap(m._t.permute(*order).flip(axes[1]))
+
+
+@normalizer
+def diagonal(a: ArrayLike, offset=0, axis1=0, axis2=1):
+    """A view, as NumPy's (which is read-only there)."""
+    if a.ndim < 2:
+        raise ValueError("diag requires an array of at least two dimensions")
+    axis1 = normalize_axis(axis1, a.ndim)
+    axis2 = normalize_axis(axis2, a.ndim)
+    if axis1 == axis2:
+        raise ValueError("axis1 and axis2 cannot be the same")
+    return a._view(torch.diagonal(a._t, operator.index(offset), axis1, axis2))
+
+
+# ---- resizing, inserting, deleting ----------------------------------------------------
+@normalizer
+def resize(a: ArrayLike, new_shape):
+    dims = (new_shape,) if not isinstance(new_shape, (tuple, list)) else tuple(new_shape)
+    dims = tuple(operator.index(d) for d in dims)
+    new_size = 1
+    for d in dims:
+        new_size *= d
+        if d < 0:
+            raise ValueError("all elements of `new_shape` must be non-negative")
+    flat = a._t.reshape(-1)
+    if flat.shape[0] == 0 or new_size == 0:
+        return ndarray._wrap(torch.zeros(dims, dtype=a._t.dtype))
+    repeats = -(-new_size // flat.shape[0])
+    return ndarray._wrap(restored(movable(flat).repeat(repeats)[:new_size].reshape(dims), a._t.dtype))
+
+
+def append(arr, values, axis=None):
+    arr = _coerce.asarray(arr)
+    if axis is None:
+        if arr.ndim != 1:
+            arr = ravel(arr)
+        values = ravel(values)
+        axis = arr.ndim - 1
+    return concatenate((arr, values), axis=axis)
+
+
+def _flat_or_axis(arr, axis):
+    if axis is None:
+        arr = ravel(arr) if arr.ndim != 1 else arr
+        return arr, arr.ndim - 1
+    return arr, normalize_axis(axis, arr.ndim)
+
+
+def _take_along(t, axis, index):
+    """Positions ``index`` (a Python list) of axis ``axis``, any dtype."""
+    moved = movable(t)
+    return restored(moved.index_select(axis, torch.tensor(index, dtype=torch.int64,
+                                                          device=t.device)), t.dtype)
+
+
+@normalizer
+def delete(arr: ArrayLike, obj, axis=None):
+    """Which positions go is decided in Python: the result's length depends on ``obj``."""
+    arr, axis = _flat_or_axis(arr, axis)
+    n = arr.shape[axis]
+    if isinstance(obj, slice):
+        doomed = set(range(*obj.indices(n)))
+    elif isinstance(obj, (int, numpy.integer)) and not isinstance(obj, (bool, numpy.bool_)):
+        index = operator.index(obj)
+        if not -n <= index < n:
+            raise IndexError(f"index {index} is out of bounds for axis {axis} with size {n}")
+        doomed = {index % n}
+    else:
+        positions = numpy.asarray(_coerce.to_numpy(_coerce.asarray(obj)) if isinstance(obj, ndarray)
+                                  else obj)
+        if positions.dtype == bool:
+            if positions.shape != (n,):
+                raise ValueError("boolean array argument obj to delete must be one dimensional and "
+                                 f"match the axis length of {n}")
+            doomed = set(numpy.flatnonzero(positions).tolist())
+        else:
+            if positions.size == 0:
+                positions = positions.astype(numpy.intp)
+            if positions.dtype.kind not in "iu":
+                raise IndexError("arrays used as indices must be of integer (or boolean) type")
+            flat = positions.reshape(-1).tolist()
+            for p in flat:
+                if not -n <= p < n:
+                    raise IndexError(f"index {p} is out of bounds for axis {axis} with size {n}")
+            doomed = {p % n for p in flat}
+    keep = [i for i in range(n) if i not in doomed]
+    return ndarray._wrap(_take_along(arr._t, axis, keep))
+
+
+@normalizer
+def insert(arr: ArrayLike, obj, values, axis=None):
+    """NumPy's placement rules: a scalar index inserts ``values`` as one block (moved
+    so its first axis runs along ``axis``); a sequence inserts one slice per index,
+    each before the original position it names."""
+    arr, axis = _flat_or_axis(arr, axis)
+    n = arr.shape[axis]
+    if isinstance(obj, slice):
+        indices = numpy.arange(*obj.indices(n), dtype=numpy.intp)
+    else:
+        indices = numpy.array(_coerce.to_numpy(obj) if isinstance(obj, ndarray) else obj)
+        if indices.dtype == bool:
+            raise UnsupportedError("insert with a boolean obj (NumPy casts it to integers, with a FutureWarning)")
+        if indices.ndim > 1:
+            raise ValueError("index array argument obj to insert must be one dimensional or scalar")
+    if indices.size == 0 and not isinstance(obj, (numpy.ndarray, ndarray)):
+        indices = indices.astype(numpy.intp)
+    if indices.dtype.kind not in "iu":
+        raise IndexError("arrays used as indices must be of integer (or boolean) type")
+    if indices.size == 1:
+        index = indices.item()
+        if not -n <= index <= n:
+            raise IndexError(f"index {obj} is out of bounds for axis {axis} with size {n}")
+        index += n if index < 0 else 0
+        block_ = array(values, copy=None, ndmin=arr.ndim, dtype=arr.dtype)
+        if indices.ndim == 0:
+            block_ = moveaxis(block_, 0, axis)
+        count = block_.shape[axis]
+        new_positions = list(range(index, index + count))
+    else:
+        positions = [p + n if p < 0 else p for p in indices.tolist()]
+        for p in positions:
+            if not 0 <= p <= n:
+                raise IndexError(f"index {p - n if p < 0 else p} is out of bounds for axis {axis} with size {n + len(positions)}")
+        count = len(positions)
+        order = sorted(range(count), key=lambda i: positions[i])
+        new_positions = [0] * count
+        for rank, i in enumerate(order):
+            new_positions[i] = positions[i] + rank
+        block_ = array(values, copy=None, ndmin=0, dtype=arr.dtype)
+    block_shape = list(arr.shape)
+    block_shape[axis] = count
+    block_t = _broadcast_block(block_, tuple(block_shape))
+    # output slot -> position in cat(arr, block) along axis
+    taken = set(new_positions)
+    slot_source = [0] * (n + count)
+    for j, p in enumerate(new_positions):
+        slot_source[p] = n + j
+    originals = iter(range(n))
+    for slot in range(n + count):
+        if slot not in taken:
+            slot_source[slot] = next(originals)
+    joined = restored(torch.cat((movable(arr._t), movable(block_t)), axis), arr._t.dtype)
+    return ndarray._wrap(_take_along(joined, axis, slot_source))
+
+
+def _broadcast_block(block_, shape):
+    try:
+        return block_._t.broadcast_to(shape)
+    except RuntimeError:
+        raise ValueError(f"could not broadcast input array from shape {block_.shape} into shape "
+                         f"{shape}") from None
+
+
+def trim_zeros(filt, trim="fb", axis=None):
+    """Bounds come from where the nonzeros are (data-dependent by nature); the result
+    slices ``filt`` itself, so a list stays a list and an array gives a view."""
+    arr = _coerce.asarray(filt)
+    trim = trim.lower()
+    if trim not in ("fb", "bf", "f", "b"):
+        raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
+    nonzero = torch.nonzero(arr._t != 0)
+    if nonzero.shape[0] == 0:
+        start = stop = [0] * arr.ndim
+    else:
+        start = nonzero.min(0).values.tolist()
+        stop = [s + 1 for s in nonzero.max(0).values.tolist()]
+    if "f" not in trim:
+        start = [None] * arr.ndim
+    if "b" not in trim:
+        stop = [None] * arr.ndim
+    if arr.ndim == 1:
+        return filt[start[0]:stop[0]] if not isinstance(filt, ndarray) else \
+            filt._view(filt._t[start[0]:stop[0]])
+    if axis is None:
+        bounds = list(zip(start, stop))
+    else:
+        axis = normalize_axis(axis, arr.ndim)
+        bounds = [(None, None)] * arr.ndim
+        bounds[axis] = (start[axis], stop[axis])
+    return arr._view(arr._t[tuple(slice(lo, hi) for lo, hi in bounds)])
+
+
+# ---- padding ---------------------------------------------------------------------------
+_PAD_KEYWORDS = {
+    "constant": {"constant_values"}, "edge": set(), "wrap": set(), "empty": set(),
+    "linear_ramp": {"end_values"}, "reflect": {"reflect_type"}, "symmetric": {"reflect_type"},
+    "maximum": {"stat_length"}, "minimum": {"stat_length"}, "mean": {"stat_length"},
+    "median": {"stat_length"},
+}
+
+
+def _as_pairs(x, ndim, as_index=False):
+    """NumPy's pad-argument broadcasting: scalar, (before, after) or one pair per axis."""
+    if x is None:
+        return ((None, None),) * ndim
+    x = numpy.array(_coerce.to_numpy(x) if isinstance(x, ndarray) else x)
+    if as_index:
+        x = numpy.round(x).astype(numpy.intp)
+    if x.ndim < 3:
+        if x.size == 1:
+            x = x.ravel()
+            if as_index and x[0] < 0:
+                raise ValueError("index can't contain negative values")
+            return ((x[0].item(), x[0].item()),) * ndim
+        if x.size == 2 and x.shape != (2, 1):
+            x = x.ravel()
+            if as_index and (x[0] < 0 or x[1] < 0):
+                raise ValueError("index can't contain negative values")
+            return ((x[0].item(), x[1].item()),) * ndim
+    if as_index and x.size and x.min() < 0:
+        raise ValueError("index can't contain negative values")
+    return numpy.broadcast_to(x, (ndim, 2)).tolist()
+
+
+def pad(array, pad_width, mode="constant", **kwargs):
+    """Pads one axis after another, each over the already padded earlier axes (so the
+    corners come out as NumPy's)."""
+    arr = _coerce.asarray(array)
+    widths = _as_pairs(pad_width, arr.ndim, as_index=True)
+    if callable(mode):
+        raise UnsupportedError("pad with a callable mode")
+    if mode not in _PAD_KEYWORDS:
+        raise ValueError(f"mode '{mode}' is not supported")
+    unexpected = set(kwargs) - _PAD_KEYWORDS[mode]
+    if unexpected:
+        raise ValueError(f"unsupported keyword arguments for mode '{mode}': {unexpected}")
+    if mode in ("maximum", "minimum", "median") and arr.dtype.kind == "c":
+        raise UnsupportedError(f"pad mode '{mode}' for complex arrays (NumPy orders them lexicographically)")
+    t = arr._t
+    if mode not in ("constant", "empty"):
+        for axis, (before, after) in enumerate(widths):
+            if t.shape[axis] == 0 and (before or after):
+                raise ValueError(f"can't extend empty axis {axis} using modes other than 'constant' or 'empty'")
+    if mode == "constant":
+        values = _as_pairs(kwargs.get("constant_values", 0), arr.ndim)
+    elif mode == "linear_ramp":
+        values = _as_pairs(kwargs.get("end_values", 0), arr.ndim)
+    elif mode in ("maximum", "minimum", "mean", "median"):
+        values = _as_pairs(kwargs.get("stat_length"), arr.ndim, as_index=True)
+    else:
+        values = [None] * arr.ndim
+    odd = kwargs.get("reflect_type", "even") == "odd"
+    if odd and arr.dtype.kind == "b":
+        raise UnsupportedError("pad reflect_type='odd' for bool arrays")
+    for axis, ((before, after), extra) in enumerate(zip(widths, values)):
+        if before or after:
+            t = _PADDERS[mode](t, axis, before, after, extra, odd)
+    return ndarray._wrap(t)
+
+
+def _filled(t, axis, width, value):
+    shape = list(t.shape)
+    shape[axis] = width
+    return torch.full(shape, 0, dtype=t.dtype).copy_(value.expand(shape)) if width else \
+        torch.empty(shape, dtype=t.dtype)
+
+
+def _scalar_of(value, dt):
+    """A pad value (Python or NumPy number) cast to ``dt`` as NumPy's item assignment does."""
+    return _coerce.cast_tensor(_coerce.asarray(value)._t, _dtypes.from_torch(dt))
+
+
+def _pad_constant(t, axis, before, after, pair, odd):
+    parts = (_filled(t, axis, before, _scalar_of(pair[0], t.dtype)), t,
+             _filled(t, axis, after, _scalar_of(pair[1], t.dtype)))
+    return restored(torch.cat([movable(p) for p in parts], axis), t.dtype)
+
+
+def _pad_empty(t, axis, before, after, pair, odd):
+    shape = list(t.shape)
+    shape[axis] += before + after
+    out = torch.zeros(shape, dtype=t.dtype)
+    out.narrow(axis, before, t.shape[axis]).copy_(t)
+    return out
+
+
+def _periodic_index(n, before, after, fold):
+    return [fold(i, n) for i in range(-before, n + after)]
+
+
+def _pad_by_index(fold):
+    def pad_axis(t, axis, before, after, pair, odd):
+        return _take_along(t, axis, _periodic_index(t.shape[axis], before, after, fold))
+    return pad_axis
+
+
+def _edge(i, n):
+    return builtins.min(builtins.max(i, 0), n - 1)
+
+
+def _wrap(i, n):
+    return i % n
+
+
+def _reflect(i, n):
+    if n == 1:
+        return 0
+    m = i % (2 * n - 2)
+    return m if m < n else 2 * n - 2 - m
+
+
+def _symmetric(i, n):
+    m = i % (2 * n)
+    return m if m < n else 2 * n - 1 - m
+
+
+def _pad_mirror(fold, period_of):
+    """reflect/symmetric; 'odd' mirrors values through the edge value: each period
+    further out adds twice the edge difference (NumPy's repeated odd reflections)."""
+    even = _pad_by_index(fold)
+
+    def pad_axis(t, axis, before, after, pair, odd):
+        n = t.shape[axis]
+        if n == 1:
+            return _pad_by_index(_edge)(t, axis, before, after, pair, odd)
+        if not odd:
+            return even(t, axis, before, after, pair, odd)
+        period = period_of(n)
+        # integer arithmetic wraps like NumPy's: modular, in a wide signed type
+        compute = torch.int64 if _is_small_int(t.dtype) or t.dtype == torch.uint64 else t.dtype
+        work = movable(t).to(compute)
+        first, last = work.narrow(axis, 0, 1), work.narrow(axis, n - 1, 1)
+        positions = range(-before, n + after)
+        along = [-1 if d == axis else 1 for d in range(t.ndim)]
+        turns = torch.tensor([i // period for i in positions]).to(compute).reshape(along)
+        mirrored = torch.tensor([i % period >= n for i in positions]).reshape(along)
+        values = work.index_select(axis, torch.tensor([fold(i % period, n) for i in positions]))
+        out = torch.where(mirrored, 2 * last - values, values) + turns * 2 * (last - first)
+        if t.dtype == torch.uint64:
+            return out.view(torch.uint64)
+        return _coerce.cast_tensor(out, _dtypes.from_torch(t.dtype)) if compute != t.dtype else out
+    return pad_axis
+
+
+def _is_small_int(torch_dtype):
+    """Integer types whose arithmetic torch lacks or that we widen to wrap like NumPy."""
+    return torch_dtype in (torch.uint8, torch.uint16, torch.uint32, torch.int8, torch.int16, torch.int32)
+
+
+def _pad_linear_ramp(t, axis, before, after, pair, odd):
+    n = t.shape[axis]
+    dt = _dtypes.from_torch(t.dtype)
+    edges = (t.narrow(axis, 0, 1), t.narrow(axis, n - 1, 1))
+    ramps = []
+    for end, edge, width in zip(pair, edges, (before, after)):
+        ramp = linspace(end, ndarray._wrap(edge.squeeze(axis)), num=width, endpoint=False,
+                        dtype=dt, axis=axis)._t
+        ramps.append(ramp)
+    parts = (ramps[0], t, ramps[1].flip(axis))
+    return restored(torch.cat([movable(p) for p in parts], axis), t.dtype)
+
+
+def _statistic(mode, chunk, axis, dt):
+    """max/min/mean/median of ``chunk`` along ``axis`` (kept), rounded for integers."""
+    if mode in ("maximum", "minimum"):
+        work = chunk.to(torch.uint8) if chunk.dtype == torch.bool else chunk
+        work = work.to(torch.int64) if work.dtype in (torch.uint16, torch.uint32) else work
+        if work.dtype == torch.uint64:
+            raise UnsupportedError(f"pad mode '{mode}' for uint64")
+        stat = work.amax(axis, keepdim=True) if mode == "maximum" else work.amin(axis, keepdim=True)
+        return stat.to(chunk.dtype)
+    calc = torch.float64 if dt.kind in "biu" else chunk.dtype
+    if calc == torch.float16:
+        calc = torch.float32
+    work = movable(chunk).to(calc) if dt.kind in "biu" else chunk.to(calc)
+    if chunk.dtype == torch.uint64:
+        raise UnsupportedError(f"pad mode '{mode}' for uint64")
+    if mode == "mean":
+        stat = work.mean(axis, keepdim=True)
+    else:
+        ordered = work.sort(axis).values
+        k = chunk.shape[axis]
+        middle = ordered.narrow(axis, (k - 1) // 2, 2 - k % 2)
+        stat = middle.mean(axis, keepdim=True)
+        stat = torch.where(work.isnan().any(axis, keepdim=True), torch.nan, stat)
+    if dt.kind in "iu":
+        stat = torch.round(stat)
+    return _coerce.cast_tensor(stat, dt)
+
+
+def _pad_statistic(mode):
+    def pad_axis(t, axis, before, after, lengths, odd):
+        n = t.shape[axis]
+        dt = _dtypes.from_torch(t.dtype)
+        stats = []
+        for length, from_end in zip(lengths, (False, True)):
+            length = n if length is None else builtins.min(length, n)
+            if length == 0:
+                if mode in ("maximum", "minimum"):
+                    raise ValueError("stat_length of 0 yields no value for padding")
+                chunk_stat = torch.full_like(t.narrow(axis, 0, 1), torch.nan) if dt.kind in "fc" else None
+                if chunk_stat is None:
+                    raise UnsupportedError("pad stat_length=0 on an integer array (NumPy casts NaN)")
+                stats.append(chunk_stat)
+                continue
+            chunk = t.narrow(axis, n - length if from_end else 0, length)
+            stats.append(_statistic(mode, chunk, axis, dt))
+        parts = (stats[0].expand(*[before if d == axis else s for d, s in enumerate(t.shape)]), t,
+                 stats[1].expand(*[after if d == axis else s for d, s in enumerate(t.shape)]))
+        return restored(torch.cat([movable(p) for p in parts], axis), t.dtype)
+    return pad_axis
+
+
+_PADDERS = {
+    "constant": _pad_constant, "empty": _pad_empty, "edge": _pad_by_index(_edge),
+    "wrap": _pad_by_index(_wrap),
+    "reflect": _pad_mirror(_reflect, lambda n: 2 * n - 2),
+    "symmetric": _pad_mirror(_symmetric, lambda n: 2 * n),
+    "linear_ramp": _pad_linear_ramp,
+    "maximum": _pad_statistic("maximum"), "minimum": _pad_statistic("minimum"),
+    "mean": _pad_statistic("mean"), "median": _pad_statistic("median"),
+}
+
+
+# ---- metadata --------------------------------------------------------------------------
+def shape(a):
+    return _coerce.asarray(a).shape
+
+
+def ndim(a):
+    return _coerce.asarray(a).ndim
+
+
+def size(a, axis=None):
+    arr = _coerce.asarray(a)
+    if axis is None:
+        return arr.size
+    if isinstance(axis, (tuple, list)):
+        result = 1
+        for ax in normalize_axis_tuple(axis, arr.ndim):
+            result *= arr.shape[ax]
+        return result
+    return arr.shape[normalize_axis(axis, arr.ndim)]
