@@ -246,6 +246,16 @@ def _searchsorted_real(a, v, right):
     return torch.where(v_nan, non_nan_count.expand_as(found), found)
 
 
+def insertion_points(a, v, right=False):
+    """searchsorted on tensors of one dtype: ``a`` 1-D in NumPy's order, ``v`` 1-D."""
+    if a.is_complex():
+        return _searchsorted_by_merge(order_keys(a), order_keys(v), right)
+    if a.dtype == torch.bool:
+        a, v = a.to(torch.uint8), v.to(torch.uint8)
+    a_key, v_key = order_keys(a)[0], order_keys(v)[0]
+    return _searchsorted_real(a_key.contiguous(), v_key.contiguous(), right)
+
+
 @normalizer
 def searchsorted(a: ArrayLike, v: ArrayLike, side="left", sorter=None):
     _check_side(side)
@@ -257,13 +267,7 @@ def searchsorted(a: ArrayLike, v: ArrayLike, side="left", sorter=None):
     if sorter is not None:
         at = take_along(at, _checked_sorter(sorter, a.size), 0)
     vt = cast_tensor(v._t, common).reshape(-1)
-    right = side == "right"
-    if at.is_complex():
-        found = _searchsorted_by_merge(order_keys(at), order_keys(vt), right)
-    else:
-        a_key, v_key = order_keys(at.to(torch.uint8) if at.dtype == torch.bool else at)[0], \
-            order_keys(vt.to(torch.uint8) if vt.dtype == torch.bool else vt)[0]
-        found = _searchsorted_real(a_key.contiguous(), v_key.contiguous(), right)
+    found = insertion_points(at, vt, right=side == "right")
     return ndarray._wrap(found.reshape(v._t.shape), scalar=v.ndim == 0)
 
 

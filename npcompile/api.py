@@ -1,0 +1,20 @@
+"""The public entry point: ``npcompile.jit``."""
+import functools
+
+from .runtime import JitFunction
+
+
+def jit(fn=None, *, fullgraph=False, backend="inductor", dynamic=None, device=None, options=None):
+    """Compile a NumPy function: ``@jit``, ``@jit(fullgraph=True)`` or ``jit(fn, ...)``.
+
+    The result behaves like ``fn`` and returns exactly what NumPy would; the NumPy work
+    runs as a compiled graph (TorchInductor by default)."""
+    settings = dict(fullgraph=fullgraph, backend=backend, dynamic=dynamic, device=device,
+                    options=options)
+    if fn is None:
+        return functools.partial(jit, **settings)
+    if isinstance(fn, JitFunction):
+        fn = fn.fn
+    if not hasattr(fn, "__code__"):
+        raise TypeError(f"npcompile.jit expects a Python function, got {type(fn).__name__}")
+    return functools.update_wrapper(JitFunction(fn, **settings), fn, updated=())

@@ -1,0 +1,95 @@
+"""Segment capture: run the tracer inside make_fx under our FakeTensorMode (which owns
+a ShapeEnv), so every torch op the shim issues lands in an aten-level GraphModule."""
+import time
+
+import numpy
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.fx.experimental.proxy_tensor import make_fx
+from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, StatelessSymbolicContext
+
+from . import outputs
+from .errors import RestartTrace
+from .tracer import sources
+from .tracer.interpreter import ArrayInput, Tracer
+
+
+class Capture:
+    """What one successful trace produced: the graph, its example inputs and fake mode
+    (for the backend), the inputs' sources, the guards and the output rebuilder."""
+
+    def __init__(self, gm, fake_inputs, fake_mode, tracer, output_plan, trace_seconds):
+        self.gm = gm
+        self.fake_inputs = fake_inputs
+        self.fake_mode = fake_mode
+        self.inputs = tracer.inputs
+        self.guards = tracer.guards
+        self.output_plan = output_plan
+        self.tensor_outputs = tracer.saw_tensor_input
+        self.trace_seconds = trace_seconds
+
+    @property
+    def op_count(self):
+        return sum(1 for n in self.gm.graph.nodes if n.op == "call_function")
+
+
+def as_tensor(example):
+    """The tensor a graph input is made from (zero-copy for NumPy on the CPU)."""
+    if isinstance(example, torch.Tensor):
+        return example
+    return torch.from_numpy(example)
+
+
+def _fake(fake_mode, tensor):
+    context = StatelessSymbolicContext(dynamic_sizes=[DimDynamic.STATIC] * tensor.ndim)
+    return fake_mode.from_tensor(tensor, symbolic_context=context)
+
+
+def initial_inputs(bound_args, arg_names):
+    """Arrays reachable from the arguments (directly or inside lists, tuples, dicts): the
+    graph inputs we can declare before the first trace, saving restarts."""
+    found = []
+
+    def visit(value, source, depth):
+        if isinstance(value, (numpy.ndarray, torch.Tensor)):
+            if not any(inp.source == source for inp in found):
+                found.append(ArrayInput(source, value))
+        elif depth < 3 and isinstance(value, (list, tuple)):
+            for i, item in enumerate(value):
+                visit(item, sources.item(source, i), depth + 1)
+        elif depth < 3 and type(value) is dict:
+            for key, item in value.items():
+                if isinstance(key, (str, int)):
+                    visit(item, sources.item(source, key), depth + 1)
+
+    for i, (name, value) in enumerate(zip(arg_names, bound_args)):
+        visit(value, sources.argument(i, name), 0)
+    return found
+
+
+def capture(fn, bound_args, arg_names):
+    """Trace ``fn`` on these arguments into a graph; restart whenever tracing declares a
+    new input. Raises GraphBreak (with the guards collected so far on ``.guards``)."""
+    inputs = initial_inputs(bound_args, arg_names)
+    start = time.perf_counter()
+    while True:
+        tracer = Tracer(fn, bound_args, inputs)
+        fake_mode = FakeTensorMode(shape_env=ShapeEnv(), allow_non_fake_inputs=True)
+        fake_inputs = [_fake(fake_mode, as_tensor(inp.example)) for inp in inputs]
+        plan_box = []
+
+        def traced(*placeholders):
+            result = tracer.run(list(placeholders))
+            plan, tensors = outputs.plan(result, tracer)
+            plan_box.append(plan)
+            return tensors
+
+        try:
+            with fake_mode:
+                gm = make_fx(traced, tracing_mode="real")(*fake_inputs)
+        except RestartTrace:
+            continue
+        except BaseException as exc:
+            exc.tracer_guards = tracer.guards
+            raise
+        return Capture(gm, fake_inputs, fake_mode, tracer, plan_box[0], time.perf_counter() - start)

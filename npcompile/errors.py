@@ -1,0 +1,38 @@
+"""The exceptions npcompile raises to users, and the internal signal for "this
+instruction cannot be captured"."""
+import linecache
+
+
+class Unsupported(RuntimeError):
+    """Something in the function cannot be captured in a graph where a graph break is
+    not allowed (``fullgraph=True`` or ``error_on_graph_break(True)``)."""
+
+
+class GraphBreak(Exception):
+    """Internal: tracing cannot continue at the current instruction. Carries the reason,
+    a hint, and the user-visible stack of (filename, lineno, function name)."""
+
+    def __init__(self, reason, hint="", stack=None):
+        super().__init__(reason)
+        self.reason = reason
+        self.hint = hint
+        self.stack = list(stack or [])
+
+    def user_message(self):
+        """The reason, where it happened (innermost frame last) and what to do."""
+        lines = [self.reason]
+        if self.hint:
+            lines.append(f"  Hint: {self.hint}")
+        if self.stack:
+            lines.append("")
+            lines.append("from user code:")
+            for filename, lineno, name in self.stack:
+                lines.append(f'  File "{filename}", line {lineno}, in {name}')
+                source = linecache.getline(filename, lineno).strip()
+                if source:
+                    lines.append(f"    {source}")
+        return "\n".join(lines)
+
+
+class RestartTrace(Exception):
+    """Internal: tracing found a new graph input; trace again with it declared."""

@@ -1,0 +1,66 @@
+"""One activation of a traced code object: its instructions, locals, cells and stack."""
+import dis
+
+
+class Null:
+    """The NULL CPython pushes below a callable (PUSH_NULL, LOAD_GLOBAL with the low bit)."""
+
+    def __repr__(self):
+        return "NULL"
+
+
+NULL = Null()
+
+#: What Tracer.call returns when it pushed a frame: the value arrives when that frame returns.
+INLINED = object()
+
+_INSTRUCTION_CACHE = {}
+
+
+def instructions_of(code):
+    """(instructions, offset -> index), cached per code object."""
+    cached = _INSTRUCTION_CACHE.get(code)
+    if cached is None:
+        instructions = [i for i in dis.get_instructions(code) if i.opname != "CACHE"]
+        cached = instructions, {inst.offset: n for n, inst in enumerate(instructions)}
+        _INSTRUCTION_CACHE[code] = cached
+    return cached
+
+
+class Frame:
+    __slots__ = ("code", "instructions", "index_of", "locals", "cells", "stack", "ip",
+                 "globals", "function", "kw_names", "yielded", "lineno", "on_return")
+
+    def __init__(self, code, globals_, function, local_values):
+        self.code = code
+        self.instructions, self.index_of = instructions_of(code)
+        self.locals = local_values          # name -> value
+        self.cells = {}                     # name -> types.CellType (cell and free variables)
+        self.stack = []
+        self.ip = 0
+        self.globals = globals_
+        self.function = function
+        self.kw_names = ()
+        self.yielded = [] if code.co_flags & 0x20 else None   # CO_GENERATOR: collect yields
+        self.lineno = code.co_firstlineno
+        self.on_return = None
+
+    def jump(self, offset):
+        self.ip = self.index_of[offset]
+
+    def push(self, value):
+        self.stack.append(value)
+
+    def pop(self):
+        return self.stack.pop()
+
+    def popn(self, n):
+        if n == 0:
+            return []
+        values = self.stack[-n:]
+        del self.stack[-n:]
+        return values
+
+    @property
+    def top(self):
+        return self.stack[-1]

@@ -1,0 +1,91 @@
+"""Guards: the conditions under which a cached trace may be reused, compiled into one
+generated Python function per cache entry so that a cache hit costs microseconds."""
+import builtins
+
+import torch
+
+
+class Guards:
+    """Checks collected while tracing, each a Python expression with a readable
+    description (used to say which guard failed when a recompile happens)."""
+
+    def __init__(self):
+        self.checks = []          # (expression, description)
+        self.constants = {}       # name -> object referenced by the expressions
+        self._seen = set()
+
+    def const(self, value):
+        name = f"k{len(self.constants)}"
+        self.constants[name] = value
+        return name
+
+    def add(self, expression, description):
+        if expression not in self._seen:
+            self._seen.add(expression)
+            self.checks.append((expression, description))
+
+    # --- the kinds of checks ----------------------------------------------------------
+    def type_is(self, source, value):
+        self.add(f"type({source.expr}) is {self.const(type(value))}",
+                 f"{source.label} is a {type(value).__name__}")
+
+    def identity(self, source, value):
+        self.add(f"{source.expr} is {self.const(value)}", f"{source.label} is the same object")
+
+    def equals(self, source, value):
+        self.type_is(source, value)
+        self.add(f"{source.expr} == {self.const(value)}", f"{source.label} == {value!r}")
+
+    def length(self, source, n):
+        self.add(f"len({source.expr}) == {n}", f"len({source.label}) == {n}")
+
+    def keys(self, source, keys):
+        self.add(f"tuple({source.expr}) == {self.const(tuple(keys))}",
+                 f"{source.label} has keys {tuple(keys)!r}")
+
+    def array_meta(self, source, array):
+        """dtype, sizes and strides (and device, for tensors) of an array input."""
+        self.type_is(source, array)
+        shape = tuple(array.shape)
+        if isinstance(array, torch.Tensor):
+            strides, accessor = tuple(array.stride()), ".stride()"
+            self.add(f"{source.expr}.device == {self.const(array.device)}",
+                     f"{source.label}.device == {array.device}")
+        else:
+            strides, accessor = tuple(array.strides), ".strides"
+        self.add(f"{source.expr}.dtype == {self.const(array.dtype)}",
+                 f"{source.label}.dtype == {array.dtype}")
+        self.add(f"{source.expr}.shape == {shape!r}", f"{source.label}.shape == {shape}")
+        self.add(f"{source.expr}{accessor} == {strides!r}", f"{source.label} strides == {strides}")
+
+    def same_object(self, source_a, source_b):
+        self.add(f"{source_a.expr} is {source_b.expr}", f"{source_a.label} is {source_b.label}")
+
+    def distinct_objects(self, source_a, source_b):
+        self.add(f"{source_a.expr} is not {source_b.expr}", f"{source_a.label} is not {source_b.label}")
+
+    # --- code generation ---------------------------------------------------------------
+    def compile(self, globals_dict, closure):
+        """One function ``guard(L) -> bool``; never raises (a failing lookup is a miss)."""
+        body = " and\n            ".join(e for e, _ in self.checks) or "True"
+        source = ("def guard(L):\n"
+                  "    try:\n"
+                  f"        return bool({body})\n"
+                  "    except Exception:\n"
+                  "        return False\n")
+        namespace = dict(self.constants, G=globals_dict, B=builtins.__dict__, C=closure)
+        exec(compile(source, "<npcompile guard>", "exec"), namespace)
+        guard = namespace["guard"]
+        guard.source = source
+        return guard
+
+    def first_failure(self, L, globals_dict, closure):
+        """The description of the first check that fails for ``L`` (for recompile logs)."""
+        namespace = dict(self.constants, G=globals_dict, B=builtins.__dict__, C=closure, L=L)
+        for expression, description in self.checks:
+            try:
+                if not eval(expression, namespace):
+                    return description
+            except Exception:
+                return description
+        return None

@@ -1,0 +1,583 @@
+"""The symbolic interpreter: executes a function's bytecode with real Python values,
+except that arrays are shim arrays over the graph's placeholder tensors and NumPy is
+replaced by the shim. Everything read from outside the call is *lifted*: given a source,
+guarded, and (for arrays) turned into a graph input.
+"""
+import builtins
+import dataclasses
+import math
+import operator
+import sys
+import sysconfig
+import types
+
+import numpy
+import torch
+
+import torch_numpy_shim as shim
+from torch_numpy_shim._ndarray import ndarray as ShimArray
+
+from .. import config
+from ..errors import GraphBreak, RestartTrace
+from . import numpy_map, sources
+from .frame import INLINED, Frame
+from .guards import Guards
+from .opcodes import HANDLERS
+
+_STDLIB_DIRS = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
+_CONSTANT_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), range, slice)
+_PURE_MODULES = {"math", "cmath", "operator", "itertools", "builtins", "_operator", "functools"}
+_PURE_BUILTINS = {getattr(builtins, n) for n in (
+    "abs", "all", "any", "bool", "callable", "complex", "dict", "divmod", "enumerate", "float",
+    "frozenset", "hasattr", "hash", "int", "isinstance", "issubclass", "iter", "len", "list",
+    "max", "min", "next", "pow", "range", "reversed", "round", "set", "slice", "sorted", "str",
+    "sum", "tuple", "type", "zip", "repr", "format", "chr", "ord", "object", "getattr")}
+_CONTAINER_TYPES = (list, dict, set, tuple, str, bytes, int, float, complex, bool, range, frozenset)
+_MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
+                     "popitem", "sort", "reverse", "add", "discard", "__setitem__", "__delitem__"}
+_DATA_DEPENDENT_ERRORS = ()
+
+
+def _data_dependent_errors():
+    """torch's exceptions for 'this needs the data', which become graph breaks."""
+    global _DATA_DEPENDENT_ERRORS
+    if not _DATA_DEPENDENT_ERRORS:
+        from torch._subclasses.fake_tensor import (DataDependentOutputException,
+                                                   DynamicOutputShapeException)
+        from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
+        _DATA_DEPENDENT_ERRORS = (DataDependentOutputException, DynamicOutputShapeException,
+                                  GuardOnDataDependentSymNode)
+    return _DATA_DEPENDENT_ERRORS
+
+
+def is_user_function(fn):
+    """Python functions we inline: the user's own code, not the standard library, the
+    shim, torch or installed packages (those run natively or are refused)."""
+    if not isinstance(fn, types.FunctionType):
+        return False
+    module = fn.__module__ or ""
+    if module.split(".")[0] in ("torch_numpy_shim", "torch", "numpy", "npcompile"):
+        return False
+    filename = fn.__code__.co_filename
+    return not filename.startswith(_STDLIB_DIRS)
+
+
+class ArrayInput:
+    """A graph input: where the array comes from, and an example of it."""
+
+    __slots__ = ("source", "example")
+
+    def __init__(self, source, example):
+        self.source = source
+        self.example = example
+
+
+class Tracer:
+    """One trace of one function call. ``inputs`` persists across restarts (a restart
+    happens when tracing discovers an array that is not yet a declared graph input)."""
+
+    def __init__(self, fn, bound_args, inputs):
+        self.fn = fn
+        self.bound_args = bound_args
+        self.inputs = inputs                  # list[ArrayInput], graph inputs in order
+        self.placeholders = None              # tensors of the current make_fx attempt
+        self.guards = Guards()
+        self.lifted = {}                      # source expr -> lifted value
+        self.source_of = {}                   # id(external object) -> Source
+        self.mirrors = {}                     # id(lifted copy of a list/dict) -> Source
+        self.overlay = {}                     # (id(obj), attr) -> value written during trace
+        self.global_writes = {}               # name -> value (STORE_GLOBAL)
+        self.side_effects = []                # ("setattr"|"call"|"setglobal", ...)
+        self.internal_cells = set()
+        self.keepalive = []
+        self.frames = []
+        self.array_by_id = {}                 # id(numpy array/tensor) -> (shim array, source)
+        self.shim_inputs = {}                 # id(shim array) -> Source, for inputs returned as-is
+        self.saw_tensor_input = False
+
+    # ---- running frames -----------------------------------------------------------------
+    def run(self, placeholders):
+        self.placeholders = placeholders
+        code = self.fn.__code__
+        names = code.co_varnames[:_arg_count(code)]
+        local_values = {name: self.lift(value, sources.argument(i, name))
+                        for i, (name, value) in enumerate(zip(names, self.bound_args))}
+        self.push_frame(self.fn, local_values)
+        return self.run_frames(0)
+
+    def push_frame(self, fn, local_values, on_return=None):
+        """Start executing ``fn``; its return value goes to the caller's stack (after
+        ``on_return`` maps it, e.g. a constructor returns the new object)."""
+        if len(self.frames) >= config.inline_depth_limit:
+            raise GraphBreak("inlining went deeper than config.inline_depth_limit",
+                             "recursion cannot be captured; mark the function npcompile.disable")
+        frame = Frame(fn.__code__, fn.__globals__, fn, local_values)
+        frame.on_return = on_return
+        self.frames.append(frame)
+        return INLINED
+
+    def run_frames(self, depth):
+        """Execute until the frame at index ``depth`` returns; its value is the result.
+        Frames form an explicit stack (no Python recursion), so a trace can later stop
+        and resume anywhere in a chain of inlined calls."""
+        frames = self.frames
+        while True:
+            frame = frames[-1]
+            inst = frame.instructions[frame.ip]
+            frame.ip += 1
+            if inst.starts_line is not None:
+                frame.lineno = inst.starts_line
+            if inst.opname == "RETURN_VALUE":
+                value = frame.pop()
+                if frame.yielded is not None:
+                    value = iter(frame.yielded)
+                if frame.on_return is not None:
+                    value = frame.on_return(value)
+                frames.pop()
+                if len(frames) == depth:
+                    return value
+                frames[-1].push(value)
+                continue
+            handler = HANDLERS.get(inst.opname)
+            if handler is None:
+                raise GraphBreak(f"unsupported Python bytecode {inst.opname}",
+                                 "this construct runs uncompiled; move it out of the hot path",
+                                 self.user_stack())
+            self.step(handler, frame, inst)
+
+    def call_now(self, fn, args, kwargs):
+        """Call ``fn`` and return its value (inlined frames run to completion here)."""
+        result = self.call(fn, args, kwargs)
+        if result is INLINED:
+            return self.run_frames(len(self.frames) - 1)
+        return result
+
+    def step(self, handler, frame, inst):
+        """One instruction; turns exceptions into a GraphBreak carrying the user stack."""
+        try:
+            handler(self, frame, inst)
+        except GraphBreak as exc:
+            if not exc.stack:
+                exc.stack = self.user_stack()
+            raise
+        except RestartTrace:
+            raise
+        except shim.UnsupportedError as exc:
+            raise GraphBreak(f"torch_numpy_shim does not support this: {exc}",
+                             "it runs in real NumPy instead", self.user_stack()) from exc
+        except _data_dependent_errors() as exc:
+            raise GraphBreak("operation depends on array values (data-dependent)",
+                             "values are not known while tracing; compute them outside the "
+                             "compiled function or restructure the branch as np.where",
+                             self.user_stack()) from exc
+
+    def user_stack(self):
+        return [(f.code.co_filename, f.lineno, f.code.co_name) for f in self.frames]
+
+    # ---- lifting what comes from outside --------------------------------------------------
+    def lift(self, value, source):
+        key = source.expr
+        if key not in self.lifted:
+            self.lifted[key] = self._lift(value, source)
+        return self.lifted[key]
+
+    def _lift(self, value, source):
+        g = self.guards
+        if isinstance(value, (numpy.ndarray, torch.Tensor)):
+            return self.array_input(value, source)
+        if isinstance(value, numpy.generic):
+            g.equals(source, value)
+            return shim.dtype(value.dtype).type(value)
+        if value is None or value is Ellipsis:
+            g.identity(source, value)
+            return value
+        if isinstance(value, _CONSTANT_TYPES):
+            g.equals(source, value)
+            return value
+        if isinstance(value, (tuple, list)):
+            g.type_is(source, value)
+            g.length(source, len(value))
+            items = [self.lift(v, sources.item(source, i)) for i, v in enumerate(value)]
+            if hasattr(value, "_fields"):
+                return type(value)(*items)
+            copy = type(value)(items)
+            if isinstance(value, list):
+                self.mirrors[id(copy)] = source
+                self.keepalive.append(copy)
+            return copy
+        if type(value) is dict and all(isinstance(k, (str, int)) for k in value):
+            g.type_is(source, value)
+            g.keys(source, list(value))
+            copy = {k: self.lift(v, sources.item(source, k)) for k, v in value.items()}
+            self.mirrors[id(copy)] = source
+            self.keepalive.append(copy)
+            return copy
+        if isinstance(value, numpy.dtype) or (isinstance(value, type) and issubclass(value, numpy.generic)):
+            g.equals(source, value) if isinstance(value, numpy.dtype) else g.identity(source, value)
+            return numpy_map.to_shim(value)
+        if isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type,
+                              numpy.ufunc, types.MethodType, types.CellType)):
+            g.identity(source, value)
+        elif dataclasses.is_dataclass(value) or hasattr(value, "__dict__"):
+            g.type_is(source, value)
+        else:
+            g.identity(source, value)
+        mapped = numpy_map.to_shim(value)
+        if mapped is value:
+            self.source_of[id(value)] = source
+            self.keepalive.append(value)
+        return mapped
+
+    def array_input(self, value, source):
+        seen = self.array_by_id.get(id(value))
+        if seen is not None:
+            self.guards.same_object(source, seen[1])
+            return seen[0]
+        if isinstance(value, numpy.ndarray):
+            shim.dtype(value.dtype)  # UnsupportedError -> the caller turns it into a break
+            if type(value) is not numpy.ndarray:
+                raise GraphBreak(f"ndarray subclass {type(value).__name__}",
+                                 "subclasses keep their own semantics; they run in real NumPy")
+        else:
+            self.saw_tensor_input = True
+        index = next((i for i, inp in enumerate(self.inputs) if inp.source == source), None)
+        if index is None:
+            self.inputs.append(ArrayInput(source, value))
+            raise RestartTrace()
+        self.guards.array_meta(source, value)
+        for other, other_source in self.array_by_id.values():
+            self.guards.distinct_objects(source, other_source)
+        array = ShimArray._wrap(self.placeholders[index])
+        self.array_by_id[id(value)] = (array, source)
+        self.shim_inputs[id(array)] = source
+        self.keepalive.append(value)
+        return array
+
+    def wrap_foreign(self, value):
+        return numpy_map.to_shim(value)
+
+    # ---- names --------------------------------------------------------------------------
+    def load_global(self, frame, name):
+        if frame.globals is self.fn.__globals__ and name in self.global_writes:
+            return self.global_writes[name]
+        if name in frame.globals:
+            source = self._global_source(frame, name)
+            return self.lift(frame.globals[name], source)
+        if hasattr(builtins, name):
+            return self.lift(getattr(builtins, name), sources.builtin(name))
+        raise NameError(f"name '{name}' is not defined")
+
+    def _global_source(self, frame, name):
+        if frame.globals is self.fn.__globals__:
+            return sources.global_(name)
+        module = sys.modules.get(frame.globals.get("__name__"))
+        if module is None:
+            raise GraphBreak(f"global {name} of a function whose module is not importable")
+        return sources.attribute(sources.Source(f"__import__('sys').modules[{module.__name__!r}]",
+                                                module.__name__), name)
+
+    def store_global(self, frame, name, value):
+        if frame.globals is not self.fn.__globals__:
+            raise GraphBreak("writing a global of another module")
+        self.global_writes[name] = value
+        self.side_effects.append(("setglobal", name, value))
+
+    def load_cell(self, frame, name):
+        cell = frame.cells[name]
+        if id(cell) in self.internal_cells:
+            try:
+                return cell.cell_contents
+            except ValueError:
+                raise NameError(f"free variable '{name}' referenced before assignment") from None
+        if frame.function is self.fn:
+            index = frame.code.co_freevars.index(name)
+            source = sources.cell(index, name)
+        else:
+            fn_source = self.source_of.get(id(frame.function))
+            if fn_source is None:
+                raise GraphBreak(f"closure variable {name} of a function with no known origin")
+            index = frame.code.co_freevars.index(name)
+            source = sources.Source(f"{fn_source.expr}.__closure__[{index}].cell_contents",
+                                    f"closure variable {name}")
+        return self.lift(cell.cell_contents, source)
+
+    def store_cell(self, frame, name, value):
+        cell = frame.cells[name]
+        if id(cell) not in self.internal_cells:
+            raise GraphBreak(f"assigning to nonlocal variable {name} of an enclosing function",
+                             "return the value instead")
+        cell.cell_contents = value
+
+    # ---- attributes ---------------------------------------------------------------------
+    def load_attr(self, obj, name):
+        written = self.overlay.get((id(obj), name), _MISSING)
+        if written is not _MISSING:
+            return written
+        source = self.source_of.get(id(obj))
+        if source is not None:
+            value = getattr(obj, name)
+            if isinstance(value, types.MethodType) and value.__self__ is obj:
+                return types.MethodType(value.__func__, obj)
+            return self.lift(value, sources.attribute(source, name))
+        if isinstance(obj, ShimArray) and name in ("item", "tolist", "__array__", "tobytes"):
+            raise GraphBreak(f"ndarray.{name}() needs the array's values",
+                             "values are not known while tracing; keep array results as arrays")
+        return self.wrap_foreign(getattr(obj, name))
+
+    def store_attr(self, obj, name, value):
+        if id(obj) in self.source_of:
+            self.overlay[(id(obj), name)] = value
+            self.side_effects.append(("setattr", self.source_of[id(obj)], name, value))
+        elif isinstance(obj, ShimArray):
+            setattr(obj, name, value)
+        else:
+            setattr(obj, name, value)
+
+    # ---- values -------------------------------------------------------------------------
+    def truth(self, value):
+        if isinstance(value, ShimArray):
+            raise GraphBreak("data-dependent branch: the condition is an array value",
+                             "use np.where, or compute the condition outside the compiled function")
+        return bool(value)
+
+    def iterate(self, value):
+        if isinstance(value, (list, tuple, range, dict, str, set, frozenset, ShimArray,
+                              types.GeneratorType, enumerate, zip, map, filter, reversed)) or \
+                hasattr(value, "__next__"):
+            return value
+        source = self.source_of.get(id(value))
+        if source is not None:
+            raise GraphBreak(f"iterating over {type(value).__name__} from outside the function")
+        return value
+
+    def format(self, value, convert, spec):
+        if isinstance(value, ShimArray):
+            raise GraphBreak("formatting an array as text needs its values")
+        if convert is not None:
+            value = convert(value)
+        return format(value, spec)
+
+    def apply(self, op, *operands):
+        return op(*operands)
+
+    def mutate(self, container, method, args):
+        source = self.mirrors.get(id(container))
+        if source is not None:
+            self.side_effects.append(("call", source, method, tuple(args)))
+        elif id(container) in self.source_of:
+            raise GraphBreak(f"mutating a {type(container).__name__} from outside the function")
+        return getattr(container, method)(*args)
+
+    # ---- calls --------------------------------------------------------------------------
+    def call(self, fn, args, kwargs):
+        if isinstance(fn, types.MethodType) and is_user_function(fn.__func__):
+            return self.inline(fn.__func__, [fn.__self__, *args], kwargs)
+        if is_user_function(fn):
+            return self.inline(fn, args, kwargs)
+        if isinstance(fn, type) and _is_user_class(fn):
+            return self.construct(fn, args, kwargs)
+        return self.call_native(fn, args, kwargs)
+
+    def inline(self, fn, args, kwargs):
+        return self.push_frame(fn, _bind(fn, args, kwargs))
+
+    def construct(self, cls, args, kwargs):
+        if cls.__new__ is not object.__new__ and not issubclass(cls, tuple):
+            raise GraphBreak(f"class {cls.__name__} defines __new__")
+        if issubclass(cls, tuple):
+            return self.call_native(cls, args, kwargs)
+        obj = object.__new__(cls)
+        self.keepalive.append(obj)
+        init = cls.__init__
+        if is_user_function(init):
+            return self.push_frame(init, _bind(init, [obj, *args], kwargs), on_return=lambda _: obj)
+        if init is not object.__init__:
+            raise GraphBreak(f"class {cls.__name__} has a native __init__")
+        return obj
+
+    def call_native(self, fn, args, kwargs):
+        bound_self = getattr(fn, "__self__", None)
+        if isinstance(fn, types.BuiltinMethodType) and bound_self is not None and \
+                fn.__name__ in _MUTATING_METHODS and isinstance(bound_self, (list, dict, set)):
+            return self.mutate(bound_self, fn.__name__, args)
+        special = _SPECIAL_CALLS.get(fn) if _hashable(fn) else None
+        if special is not None:
+            return special(self, args, kwargs)
+        name = numpy_map.numpy_name(fn)
+        if name is not None:
+            raise GraphBreak(f"{name} is not supported by torch_numpy_shim",
+                             "it runs in real NumPy; wrap it with npcompile.numpy_op to keep one graph")
+        if not _is_pure_native(fn):
+            raise GraphBreak(f"call to {_describe(fn)}, which npcompile cannot trace",
+                             "it runs uncompiled; use npcompile.allow_in_graph if it is pure")
+        if any(is_user_function(a) for a in args) or any(is_user_function(v) for v in kwargs.values()):
+            raise GraphBreak(f"{_describe(fn)} called with a Python function argument")
+        return fn(*args, **kwargs)
+
+
+_MISSING = object()
+
+
+def _hashable(fn):
+    try:
+        hash(fn)
+        return True
+    except TypeError:
+        return False
+
+
+def _describe(fn):
+    module = getattr(fn, "__module__", None)
+    name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
+    return f"{module}.{name}" if module else name
+
+
+def _is_user_class(cls):
+    module = getattr(cls, "__module__", "") or ""
+    if module.split(".")[0] in ("builtins", "torch_numpy_shim", "torch", "numpy", "npcompile"):
+        return False
+    file = getattr(sys.modules.get(module), "__file__", None) or ""
+    return not file.startswith(_STDLIB_DIRS)
+
+
+def _is_pure_native(fn):
+    if fn in _PURE_BUILTINS if _hashable(fn) else False:
+        return True
+    module = getattr(fn, "__module__", None) or ""
+    top = module.split(".")[0]
+    if top in ("torch_numpy_shim", "torch") or module in _PURE_MODULES:
+        return True
+    if isinstance(fn, (ShimArray, shim.dtype)) or isinstance(getattr(fn, "__self__", None), (ShimArray, shim.dtype)):
+        return True
+    if isinstance(fn, types.BuiltinMethodType) and isinstance(getattr(fn, "__self__", None), _CONTAINER_TYPES):
+        return True
+    if isinstance(fn, type) and (issubclass(fn, tuple) and hasattr(fn, "_fields")):
+        return True
+    return False
+
+
+def _arg_count(code):
+    n = code.co_argcount + code.co_kwonlyargcount
+    n += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
+    return n
+
+
+def _bind(fn, args, kwargs):
+    """Bind call arguments to ``fn``'s parameters like CPython does (defaults included)."""
+    code = fn.__code__
+    if not kwargs and len(args) == code.co_argcount and not code.co_kwonlyargcount and \
+            not code.co_flags & 0x0C:
+        return dict(zip(code.co_varnames, args))
+    import inspect
+    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound.apply_defaults()
+    return dict(bound.arguments)
+
+
+def _call_float(tracer, args, kwargs):
+    return _scalar_conversion(float, args, kwargs)
+
+
+def _call_int(tracer, args, kwargs):
+    return _scalar_conversion(int, args, kwargs)
+
+
+def _call_bool(tracer, args, kwargs):
+    if args and isinstance(args[0], ShimArray):
+        return tracer.truth(args[0])
+    return bool(*args, **kwargs)
+
+
+def _call_complex(tracer, args, kwargs):
+    return _scalar_conversion(complex, args, kwargs)
+
+
+def _scalar_conversion(kind, args, kwargs):
+    if any(isinstance(a, ShimArray) for a in args):
+        raise GraphBreak(f"{kind.__name__}() of an array needs its value",
+                         "keep it an array (e.g. x.astype(float)) or compute it outside")
+    return kind(*args, **kwargs)
+
+
+def _call_print(tracer, args, kwargs):
+    raise GraphBreak("print() is a side effect", "printing runs outside the graph")
+
+
+def _call_getattr(tracer, args, kwargs):
+    obj, name, *default = args
+    try:
+        return tracer.load_attr(obj, name)
+    except AttributeError:
+        if default:
+            return default[0]
+        raise
+
+
+def _call_hasattr(tracer, args, kwargs):
+    try:
+        tracer.load_attr(args[0], args[1])
+        return True
+    except AttributeError:
+        return False
+
+
+def _call_setattr(tracer, args, kwargs):
+    tracer.store_attr(*args)
+
+
+def _call_map(tracer, args, kwargs):
+    fn, *iterables = args
+    return iter([tracer.call_now(fn, list(items), {}) for items in zip(*iterables)])
+
+
+def _call_filter(tracer, args, kwargs):
+    fn, iterable = args
+    return iter([x for x in iterable if tracer.truth(x if fn is None else tracer.call_now(fn, [x], {}))])
+
+
+def _call_sorted(tracer, args, kwargs):
+    key = kwargs.pop("key", None)
+    items = list(args[0])
+    if key is None:
+        return sorted(items, **kwargs)
+    keys = [tracer.call_now(key, [x], {}) for x in items]
+    order = sorted(range(len(items)), key=keys.__getitem__, reverse=kwargs.get("reverse", False))
+    return [items[i] for i in order]
+
+
+def _call_super(tracer, args, kwargs):
+    if args:
+        return super(*args)
+    frame = tracer.frames[-1]
+    cls = frame.cells["__class__"].cell_contents
+    first = frame.code.co_varnames[0]
+    return super(cls, frame.locals[first])
+
+
+def _call_isinstance(tracer, args, kwargs):
+    obj, classes = args
+    return isinstance(obj, tuple(numpy_map.to_shim(c) for c in classes)
+                      if isinstance(classes, tuple) else numpy_map.to_shim(classes))
+
+
+def _call_len(tracer, args, kwargs):
+    return len(*args)
+
+
+def _call_graph_break_marker(tracer, args, kwargs):
+    raise GraphBreak("npcompile.graph_break() was called")
+
+
+_SPECIAL_CALLS = {
+    float: _call_float, int: _call_int, bool: _call_bool, complex: _call_complex,
+    print: _call_print, input: _call_print, open: _call_print,
+    getattr: _call_getattr, hasattr: _call_hasattr, setattr: _call_setattr,
+    map: _call_map, filter: _call_filter, sorted: _call_sorted, super: _call_super,
+    isinstance: _call_isinstance, len: _call_len,
+    math.floor: lambda t, a, k: _scalar_conversion(math.floor, a, k),
+    math.ceil: lambda t, a, k: _scalar_conversion(math.ceil, a, k),
+    math.sqrt: lambda t, a, k: _scalar_conversion(math.sqrt, a, k),
+    math.isnan: lambda t, a, k: _scalar_conversion(math.isnan, a, k),
+    math.isfinite: lambda t, a, k: _scalar_conversion(math.isfinite, a, k),
+    operator.index: lambda t, a, k: _scalar_conversion(operator.index, a, k),
+}

@@ -1,0 +1,54 @@
+"""Which real NumPy objects stand for which shim objects while tracing.
+
+The user's code refers to ``numpy`` (under any alias), to names imported from it, to
+ufuncs, dtypes and scalar types. The tracer swaps each for the shim object of the same
+name as it enters the trace. ``numpy.random`` is deliberately *not* mapped: its streams
+must match NumPy's bit for bit, so random calls run in real NumPy.
+"""
+import functools
+import types
+
+import numpy
+
+import torch_numpy_shim as shim
+
+_MAPPED_MODULES = {"numpy": shim, "numpy.linalg": shim.linalg, "numpy.fft": shim.fft}
+_SKIP_TYPES = (bool, int, float, complex, str, bytes, type(None))
+
+
+@functools.lru_cache(maxsize=1)
+def _object_table():
+    """id(numpy object) -> (numpy object, shim object) for every shared public name."""
+    table = {}
+    for np_name, shim_module in _MAPPED_MODULES.items():
+        np_module = numpy if np_name == "numpy" else getattr(numpy, np_name.split(".")[1])
+        for name in dir(np_module):
+            if name.startswith("_") or not hasattr(shim_module, name):
+                continue
+            np_obj = getattr(np_module, name)
+            if isinstance(np_obj, _SKIP_TYPES) or isinstance(np_obj, types.ModuleType):
+                continue
+            table.setdefault(id(np_obj), (np_obj, getattr(shim_module, name)))
+    return table
+
+
+def to_shim(value):
+    """The shim counterpart of a NumPy object, or ``value`` itself if it has none."""
+    if isinstance(value, types.ModuleType):
+        return _MAPPED_MODULES.get(value.__name__, value)
+    if isinstance(value, numpy.dtype):
+        return shim.dtype(value)
+    entry = _object_table().get(id(value))
+    if entry is not None and entry[0] is value:
+        return entry[1]
+    return value
+
+
+def numpy_name(value):
+    """'numpy.foo' if ``value`` is a NumPy callable the shim does not provide, else None."""
+    module = getattr(value, "__module__", None) or ""
+    if isinstance(value, numpy.ufunc):
+        return f"numpy.{value.__name__}"
+    if (module == "numpy" or module.startswith("numpy.")) and callable(value):
+        return f"{module}.{getattr(value, '__qualname__', getattr(value, '__name__', '?'))}"
+    return None

@@ -1,0 +1,491 @@
+"""What each CPython instruction does to a traced frame (CPython 3.11).
+
+This is the one version-aware module: a handler per opcode name, ``HANDLERS[opname]
+(tracer, frame, inst)``. Jump targets come from ``dis`` as absolute offsets
+(``inst.argval``), so relative/absolute encodings of later versions need no change here;
+3.12/3.13 opcodes are added as new entries below the 3.11 ones.
+"""
+import operator
+import sys
+import types
+
+from ..errors import GraphBreak
+from .frame import INLINED, NULL
+
+HANDLERS = {}
+
+
+def handles(*names):
+    def register(fn):
+        for name in names:
+            HANDLERS[name] = fn
+        return fn
+    return register
+
+
+BINARY_OPERATORS = {
+    "+": operator.add, "&": operator.and_, "//": operator.floordiv, "<<": operator.lshift,
+    "@": operator.matmul, "*": operator.mul, "%": operator.mod, "|": operator.or_,
+    "**": operator.pow, ">>": operator.rshift, "-": operator.sub, "/": operator.truediv,
+    "^": operator.xor, "+=": operator.iadd, "&=": operator.iand, "//=": operator.ifloordiv,
+    "<<=": operator.ilshift, "@=": operator.imatmul, "*=": operator.imul, "%=": operator.imod,
+    "|=": operator.ior, "**=": operator.ipow, ">>=": operator.irshift, "-=": operator.isub,
+    "/=": operator.itruediv, "^=": operator.ixor,
+}
+COMPARE_OPERATORS = {"<": operator.lt, "<=": operator.le, "==": operator.eq, "!=": operator.ne,
+                     ">": operator.gt, ">=": operator.ge}
+
+
+# ---- no-ops and stack shuffling ---------------------------------------------------------
+@handles("NOP", "RESUME", "PRECALL", "EXTENDED_ARG")
+def _nop(tracer, frame, inst):
+    pass
+
+
+@handles("POP_TOP")
+def _pop_top(tracer, frame, inst):
+    frame.pop()
+
+
+@handles("PUSH_NULL")
+def _push_null(tracer, frame, inst):
+    frame.push(NULL)
+
+
+@handles("COPY")
+def _copy(tracer, frame, inst):
+    frame.push(frame.stack[-inst.arg])
+
+
+@handles("SWAP")
+def _swap(tracer, frame, inst):
+    s = frame.stack
+    s[-1], s[-inst.arg] = s[-inst.arg], s[-1]
+
+
+# ---- loads and stores -------------------------------------------------------------------
+@handles("LOAD_CONST")
+def _load_const(tracer, frame, inst):
+    frame.push(inst.argval)
+
+
+@handles("LOAD_FAST", "LOAD_FAST_CHECK")
+def _load_fast(tracer, frame, inst):
+    try:
+        frame.push(frame.locals[inst.argval])
+    except KeyError:
+        raise UnboundLocalError(f"local variable '{inst.argval}' referenced before assignment") from None
+
+
+@handles("STORE_FAST")
+def _store_fast(tracer, frame, inst):
+    frame.locals[inst.argval] = frame.pop()
+
+
+@handles("DELETE_FAST")
+def _delete_fast(tracer, frame, inst):
+    del frame.locals[inst.argval]
+
+
+@handles("LOAD_GLOBAL")
+def _load_global(tracer, frame, inst):
+    if inst.arg & 1:
+        frame.push(NULL)
+    frame.push(tracer.load_global(frame, inst.argval))
+
+
+@handles("STORE_GLOBAL")
+def _store_global(tracer, frame, inst):
+    tracer.store_global(frame, inst.argval, frame.pop())
+
+
+@handles("MAKE_CELL")
+def _make_cell(tracer, frame, inst):
+    name = inst.argval
+    cell = types.CellType(frame.locals[name]) if name in frame.locals else types.CellType()
+    tracer.internal_cells.add(id(cell))
+    tracer.keepalive.append(cell)
+    frame.cells[name] = cell
+
+
+@handles("COPY_FREE_VARS")
+def _copy_free_vars(tracer, frame, inst):
+    closure = frame.function.__closure__ or ()
+    for name, cell in zip(frame.code.co_freevars, closure):
+        frame.cells[name] = cell
+
+
+@handles("LOAD_CLOSURE")
+def _load_closure(tracer, frame, inst):
+    frame.push(frame.cells[inst.argval])
+
+
+@handles("LOAD_DEREF")
+def _load_deref(tracer, frame, inst):
+    frame.push(tracer.load_cell(frame, inst.argval))
+
+
+@handles("STORE_DEREF")
+def _store_deref(tracer, frame, inst):
+    tracer.store_cell(frame, inst.argval, frame.pop())
+
+
+@handles("LOAD_ATTR")
+def _load_attr(tracer, frame, inst):
+    frame.push(tracer.load_attr(frame.pop(), inst.argval))
+
+
+@handles("LOAD_METHOD")
+def _load_method(tracer, frame, inst):
+    obj = frame.pop()
+    frame.push(NULL)
+    frame.push(tracer.load_attr(obj, inst.argval))
+
+
+@handles("STORE_ATTR")
+def _store_attr(tracer, frame, inst):
+    obj = frame.pop()
+    tracer.store_attr(obj, inst.argval, frame.pop())
+
+
+@handles("DELETE_ATTR")
+def _delete_attr(tracer, frame, inst):
+    raise GraphBreak("deleting an attribute", "move the `del` out of the compiled function")
+
+
+@handles("LOAD_ASSERTION_ERROR")
+def _load_assertion_error(tracer, frame, inst):
+    frame.push(AssertionError)
+
+
+# ---- operators --------------------------------------------------------------------------
+@handles("BINARY_OP")
+def _binary_op(tracer, frame, inst):
+    right = frame.pop()
+    left = frame.pop()
+    frame.push(tracer.apply(BINARY_OPERATORS[inst.argrepr], left, right))
+
+
+@handles("COMPARE_OP")
+def _compare_op(tracer, frame, inst):
+    right = frame.pop()
+    left = frame.pop()
+    frame.push(tracer.apply(COMPARE_OPERATORS[inst.argval], left, right))
+
+
+@handles("IS_OP")
+def _is_op(tracer, frame, inst):
+    right = frame.pop()
+    left = frame.pop()
+    frame.push((left is right) != bool(inst.arg))
+
+
+@handles("CONTAINS_OP")
+def _contains_op(tracer, frame, inst):
+    container = frame.pop()
+    item = frame.pop()
+    frame.push(tracer.truth(tracer.apply(operator.contains, container, item)) != bool(inst.arg))
+
+
+@handles("UNARY_NEGATIVE")
+def _neg(tracer, frame, inst):
+    frame.push(tracer.apply(operator.neg, frame.pop()))
+
+
+@handles("UNARY_POSITIVE")
+def _pos(tracer, frame, inst):
+    frame.push(tracer.apply(operator.pos, frame.pop()))
+
+
+@handles("UNARY_INVERT")
+def _invert(tracer, frame, inst):
+    frame.push(tracer.apply(operator.invert, frame.pop()))
+
+
+@handles("UNARY_NOT")
+def _not(tracer, frame, inst):
+    frame.push(not tracer.truth(frame.pop()))
+
+
+@handles("BINARY_SUBSCR")
+def _binary_subscr(tracer, frame, inst):
+    key = frame.pop()
+    container = frame.pop()
+    frame.push(tracer.apply(operator.getitem, container, key))
+
+
+@handles("STORE_SUBSCR")
+def _store_subscr(tracer, frame, inst):
+    key = frame.pop()
+    container = frame.pop()
+    value = frame.pop()
+    tracer.mutate(container, "__setitem__", (key, value))
+
+
+@handles("DELETE_SUBSCR")
+def _delete_subscr(tracer, frame, inst):
+    key = frame.pop()
+    tracer.mutate(frame.pop(), "__delitem__", (key,))
+
+
+# ---- building containers ----------------------------------------------------------------
+@handles("BUILD_TUPLE")
+def _build_tuple(tracer, frame, inst):
+    frame.push(tuple(frame.popn(inst.arg)))
+
+
+@handles("BUILD_LIST")
+def _build_list(tracer, frame, inst):
+    frame.push(frame.popn(inst.arg))
+
+
+@handles("BUILD_SET")
+def _build_set(tracer, frame, inst):
+    frame.push(set(frame.popn(inst.arg)))
+
+
+@handles("BUILD_MAP")
+def _build_map(tracer, frame, inst):
+    items = frame.popn(2 * inst.arg)
+    frame.push(dict(zip(items[::2], items[1::2])))
+
+
+@handles("BUILD_CONST_KEY_MAP")
+def _build_const_key_map(tracer, frame, inst):
+    keys = frame.pop()
+    frame.push(dict(zip(keys, frame.popn(inst.arg))))
+
+
+@handles("BUILD_STRING")
+def _build_string(tracer, frame, inst):
+    frame.push("".join(frame.popn(inst.arg)))
+
+
+@handles("BUILD_SLICE")
+def _build_slice(tracer, frame, inst):
+    frame.push(slice(*frame.popn(inst.arg)))
+
+
+@handles("LIST_APPEND")
+def _list_append(tracer, frame, inst):
+    value = frame.pop()
+    frame.stack[-inst.arg].append(value)
+
+
+@handles("SET_ADD")
+def _set_add(tracer, frame, inst):
+    value = frame.pop()
+    frame.stack[-inst.arg].add(value)
+
+
+@handles("MAP_ADD")
+def _map_add(tracer, frame, inst):
+    value = frame.pop()
+    key = frame.pop()
+    frame.stack[-inst.arg][key] = value
+
+
+@handles("LIST_EXTEND")
+def _list_extend(tracer, frame, inst):
+    values = frame.pop()
+    frame.stack[-inst.arg].extend(tracer.iterate(values))
+
+
+@handles("SET_UPDATE")
+def _set_update(tracer, frame, inst):
+    values = frame.pop()
+    frame.stack[-inst.arg].update(tracer.iterate(values))
+
+
+@handles("DICT_UPDATE", "DICT_MERGE")
+def _dict_update(tracer, frame, inst):
+    values = frame.pop()
+    target = frame.stack[-inst.arg]
+    if inst.opname == "DICT_MERGE":
+        repeated = set(target) & set(values)
+        if repeated:
+            raise TypeError(f"got multiple values for keyword argument '{repeated.pop()}'")
+    target.update(values)
+
+
+@handles("LIST_TO_TUPLE")
+def _list_to_tuple(tracer, frame, inst):
+    frame.push(tuple(frame.pop()))
+
+
+@handles("UNPACK_SEQUENCE")
+def _unpack_sequence(tracer, frame, inst):
+    items = list(tracer.iterate(frame.pop()))
+    if len(items) != inst.arg:
+        raise ValueError(f"expected {inst.arg} values to unpack, got {len(items)}")
+    frame.stack.extend(reversed(items))
+
+
+@handles("UNPACK_EX")
+def _unpack_ex(tracer, frame, inst):
+    before, after = inst.arg & 0xFF, inst.arg >> 8
+    items = list(tracer.iterate(frame.pop()))
+    if len(items) < before + after:
+        raise ValueError(f"not enough values to unpack (expected at least {before + after}, got {len(items)})")
+    middle = items[before:len(items) - after]
+    frame.stack.extend(reversed(items[:before] + [middle] + items[len(items) - after:]))
+
+
+@handles("FORMAT_VALUE")
+def _format_value(tracer, frame, inst):
+    spec = frame.pop() if inst.arg & 0x04 else ""
+    value = frame.pop()
+    convert = {0: None, 1: str, 2: repr, 3: ascii}[inst.arg & 0x03]
+    frame.push(tracer.format(value, convert, spec))
+
+
+# ---- control flow -----------------------------------------------------------------------
+@handles("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP")
+def _jump(tracer, frame, inst):
+    frame.jump(inst.argval)
+
+
+def _pop_jump(when):
+    def handler(tracer, frame, inst):
+        if tracer.truth(frame.pop()) == when:
+            frame.jump(inst.argval)
+    return handler
+
+
+def _pop_jump_none(when_none):
+    def handler(tracer, frame, inst):
+        if (frame.pop() is None) == when_none:
+            frame.jump(inst.argval)
+    return handler
+
+
+for _name in ("POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_IF_TRUE"):
+    HANDLERS[_name] = _pop_jump(True)
+for _name in ("POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_FALSE", "POP_JUMP_IF_FALSE"):
+    HANDLERS[_name] = _pop_jump(False)
+for _name in ("POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_IF_NONE"):
+    HANDLERS[_name] = _pop_jump_none(True)
+for _name in ("POP_JUMP_FORWARD_IF_NOT_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE", "POP_JUMP_IF_NOT_NONE"):
+    HANDLERS[_name] = _pop_jump_none(False)
+
+
+@handles("JUMP_IF_TRUE_OR_POP")
+def _jump_if_true_or_pop(tracer, frame, inst):
+    if tracer.truth(frame.top):
+        frame.jump(inst.argval)
+    else:
+        frame.pop()
+
+
+@handles("JUMP_IF_FALSE_OR_POP")
+def _jump_if_false_or_pop(tracer, frame, inst):
+    if not tracer.truth(frame.top):
+        frame.jump(inst.argval)
+    else:
+        frame.pop()
+
+
+@handles("GET_ITER")
+def _get_iter(tracer, frame, inst):
+    frame.push(iter(tracer.iterate(frame.pop())))
+
+
+@handles("FOR_ITER")
+def _for_iter(tracer, frame, inst):
+    try:
+        frame.push(next(frame.top))
+    except StopIteration:
+        frame.pop()
+        frame.jump(inst.argval)
+
+
+@handles("RETURN_GENERATOR")
+def _return_generator(tracer, frame, inst):
+    frame.push(None)
+
+
+@handles("YIELD_VALUE")
+def _yield_value(tracer, frame, inst):
+    frame.yielded.append(frame.pop())
+    frame.push(None)
+
+
+@handles("RAISE_VARARGS")
+def _raise(tracer, frame, inst):
+    values = frame.popn(inst.arg)
+    if not values:
+        raise GraphBreak("bare `raise` outside an exception handler")
+    exc = values[0]
+    raise exc() if isinstance(exc, type) else exc
+
+
+# ---- calls and functions ----------------------------------------------------------------
+@handles("KW_NAMES")
+def _kw_names(tracer, frame, inst):
+    frame.kw_names = inst.argval
+
+
+@handles("CALL")
+def _call(tracer, frame, inst):
+    args = frame.popn(inst.arg)
+    second = frame.pop()
+    first = frame.pop()
+    fn, args = (second, args) if first is NULL else (first, [second] + args)
+    kw_names, frame.kw_names = frame.kw_names, ()
+    kwargs = {}
+    if kw_names:
+        kwargs = dict(zip(kw_names, args[-len(kw_names):]))
+        args = args[:-len(kw_names)]
+    _push_result(frame, tracer.call(fn, args, kwargs))
+
+
+def _push_result(frame, result):
+    if result is not INLINED:
+        frame.push(result)
+
+
+@handles("CALL_FUNCTION_EX")
+def _call_function_ex(tracer, frame, inst):
+    kwargs = frame.pop() if inst.arg & 1 else {}
+    args = list(tracer.iterate(frame.pop()))
+    fn = frame.pop()
+    if sys.version_info < (3, 13) and frame.stack and frame.top is NULL:
+        frame.pop()
+    _push_result(frame, tracer.call(fn, args, dict(kwargs)))
+
+
+@handles("MAKE_FUNCTION")
+def _make_function(tracer, frame, inst):
+    code = frame.pop()
+    closure = frame.pop() if inst.arg & 0x08 else None
+    annotations = frame.pop() if inst.arg & 0x04 else None
+    kwdefaults = frame.pop() if inst.arg & 0x02 else None
+    defaults = frame.pop() if inst.arg & 0x01 else None
+    fn = types.FunctionType(code, frame.globals, code.co_name, defaults, closure)
+    fn.__kwdefaults__ = kwdefaults
+    fn.__qualname__ = code.co_qualname
+    if annotations:
+        fn.__annotations__ = dict(zip(annotations[::2], annotations[1::2])) \
+            if isinstance(annotations, tuple) else annotations
+    tracer.keepalive.append(fn)
+    frame.push(fn)
+
+
+@handles("BEFORE_WITH")
+def _before_with(tracer, frame, inst):
+    manager = frame.pop()
+    frame.push(tracer.load_attr(manager, "__exit__"))
+    frame.push(tracer.call_now(tracer.load_attr(manager, "__enter__"), [], {}))
+
+
+@handles("IMPORT_NAME")
+def _import_name(tracer, frame, inst):
+    fromlist = frame.pop()
+    level = frame.pop()
+    module = __import__(inst.argval, frame.globals, None, fromlist, level)
+    frame.push(tracer.wrap_foreign(module))
+
+
+@handles("IMPORT_FROM")
+def _import_from(tracer, frame, inst):
+    frame.push(tracer.load_attr(frame.top, inst.argval))
