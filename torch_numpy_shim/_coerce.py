@@ -26,6 +26,8 @@ def _from_numpy_array(arr, copy=False):
     _dtypes._from_numpy_dtype(arr.dtype)  # UnsupportedError for dtypes we cannot hold
     if copy or any(s < 0 or s % arr.itemsize for s in arr.strides) or not arr.flags.writeable:
         arr = arr.copy()
+    if arr.dtype.char in "qQ":  # long long: same bits as int64/uint64, a type torch refuses
+        arr = arr.view(arr.dtype.name)
     t = torch.from_numpy(arr)
     device = torch.get_default_device()
     return t if device.type == "cpu" else t.to(device)
@@ -145,7 +147,7 @@ def cast_tensor(t, dt, copy=False):
     if t.dtype == target:
         return t.clone() if copy else t
     if t.is_complex() and not target.is_complex:
-        t = torch.real(t)
+        t = t != 0 if target == torch.bool else torch.real(t)  # NumPy: a complex is true if nonzero
     return t.to(target)
 
 

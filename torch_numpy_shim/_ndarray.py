@@ -92,7 +92,7 @@ class ndarray:
 
     @property
     def T(self):
-        return self._view(self._t.permute(*reversed(range(self._t.ndim))))
+        return self._view(self._t.permute(tuple(reversed(range(self._t.ndim)))))
 
     @property
     def mT(self):
