@@ -103,10 +103,14 @@ def copy(a, order="K", subok=False):
 def _copyto_source(src, dst_dtype, casting):
     """``src`` as an array of ``dst_dtype``, refusing casts ``casting`` forbids. A Python
     scalar is weak (NEP 50): it is judged by kind, and must fit an integer target."""
-    if isinstance(src, (builtins.bool, int, float, complex)):
+    if isinstance(src, builtins.bool):  # NumPy judges a Python bool as a bool array
+        src_dtype, what, src = _dtypes.bool.dtype, "scalar", _coerce.asarray(src)
+    elif isinstance(src, (int, float, complex)):
         src_dtype = _dtypes.result_type(dst_dtype, src)
         what = "scalar"
         _coerce.check_python_int_fits(src, dst_dtype)
+        if isinstance(src, int) and dst_dtype.kind == "b" and not -2**63 <= src < 2**63:
+            raise OverflowError("Python int too large to convert to C long")
         src = _coerce.asarray(src)
     else:
         src = _coerce.asarray(src)
@@ -258,12 +262,19 @@ def arange(start_or_stop, /, stop=None, step=1, *, dtype=None, device=None, like
         return ndarray._wrap(firsts[:length])
     if dt.kind == "c":
         raise UnsupportedError("arange with a complex dtype")
+    if dt.kind in "iu":
+        first, second = int(start), int(start + step)
+        for value in (first, second)[:length]:
+            if isinstance(value, int):
+                _coerce.check_python_int_fits(value, dt)
+        values = torch.arange(length, dtype=torch.int64) * (second - first) + first
+        return ndarray._wrap(_coerce.cast_tensor(values, dt))  # wraps around as NumPy's fill
     if all_int:
         values = torch.arange(length, dtype=torch.int64) * step + start
         return ndarray._wrap(_coerce.cast_tensor(values, dt))
     first = numpy.array(start).astype(dt.np)
     delta = numpy.array(start + step).astype(dt.np) - first
-    compute = torch.int64 if dt.kind in "iu" else (torch.float32 if dt.itemsize == 2 else dt.torch)
+    compute = torch.float32 if dt.itemsize == 2 else dt.torch
     values = torch.arange(length, dtype=compute) * delta.item() + first.item()
     return ndarray._wrap(_coerce.cast_tensor(values, dt))
 
@@ -297,7 +308,6 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
         step = delta / div
         y = torch.where(step == 0, y / div * delta, y * step)
     else:
-        step = torch.full(delta.shape, math.nan, dtype=dt.torch)
         y = y * delta
     y = y + start_t
     if endpoint and num > 1:
@@ -305,31 +315,36 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     if axis != 0:
         y = torch.movedim(y, 0, normalize_axis(axis, y.ndim))
     if target.kind in "iu":
+        if dt.kind == "c":
+            raise TypeError("ufunc 'floor' not supported for the input types, and the inputs could "
+                            "not be safely coerced to any supported types according to the casting rule ''safe''")
         y = torch.floor(y)
     out = ndarray._wrap(_coerce.cast_tensor(y, target))
     if not retstep:
         return out
-    if div <= 0 and delta.ndim == 0:
-        return out, math.nan  # NumPy returns a plain float here
+    if div <= 0:
+        return out, math.nan  # NumPy returns a plain float for an undefined step
     return out, ndarray._wrap(step, scalar=step.ndim == 0)
 
 
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
-    """``base ** linspace(start, stop)``; like NumPy, ``base`` counts as an array
-    (float64 for the default 10.0) when choosing the result dtype."""
-    start, stop, base = (_coerce.asarray(x) for x in (start, stop, base))
-    ndim = len(_broadcast_shapes_of(start.shape, stop.shape, base.shape))
-    start, stop, base = (array(x, copy=None, ndmin=ndim) for x in (start, stop, base))
+    """``base ** linspace(start, stop)``. A Python base stays weak; an array base is
+    broadcast with the bounds first (it may decide what ``axis`` means), as in NumPy."""
+    if not isinstance(base, (float, int)) and _coerce.asarray(base).ndim:
+        start, stop, base = (_coerce.asarray(x) for x in (start, stop, base))
+        ndim = len(_broadcast_shapes_of(start.shape, stop.shape, base.shape))
+        start, stop, base = (array(x, copy=None, ndmin=ndim) for x in (start, stop, base))
+        base = base._view(base._t.unsqueeze(normalize_axis(axis, base.ndim + 1)))
     y = linspace(start, stop, num=num, endpoint=endpoint, axis=axis)
-    base_t = base._t.unsqueeze(normalize_axis(axis, base.ndim + 1))
     dt = _dtypes.result_type(base, y)
-    out = torch.pow(_coerce.cast_tensor(base_t, dt), _coerce.cast_tensor(y._t, dt))
+    base_t = _coerce.cast_tensor(_coerce.asarray(base)._t, dt)
+    out = torch.pow(base_t, _coerce.cast_tensor(y._t, dt))
     return ndarray._wrap(_coerce.cast_tensor(out, dt if dtype is None else _dtypes._as_dtype(dtype)))
 
 
 def _broadcast_shapes_of(*shapes):
-    result = _broadcast_pair(shapes[0], shapes[0])
-    for s in shapes[1:]:
+    result = ()
+    for s in shapes:
         result = _broadcast_pair(result, s)
         if result is None:
             raise ValueError("shape mismatch: objects cannot be broadcast to a single shape")
@@ -391,10 +406,8 @@ def identity(n, dtype=None, *, like=None):
 
 def tri(N, M=None, k=0, dtype=float, *, like=None):
     _refuse_like(like)
-    n = operator.index(N)
-    m = n if M is None else operator.index(M)
-    if n < 0 or m < 0:
-        raise ValueError("negative dimensions are not allowed")
+    n = builtins.max(operator.index(N), 0)  # NumPy builds tri from aranges: negative is empty
+    m = n if M is None else builtins.max(operator.index(M), 0)
     mask = _diagonal_mask(n, m, operator.index(k), True)
     return ndarray._wrap(_coerce.cast_tensor(mask, _default_float_or(dtype)))
 
@@ -477,8 +490,8 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
         full_shape = _broadcast_shapes_of(*(o.shape for o in outputs))
         outputs = [o if o.shape == full_shape else o._view(o._t.expand(full_shape)) for o in outputs]
     if copy:
-        outputs = [o.copy() for o in outputs]
-    return tuple(outputs)
+        return tuple(o.copy() for o in outputs)
+    return outputs if sparse else tuple(outputs)  # NumPy's own inconsistency
 
 
 def indices(dimensions, dtype=int, sparse=False):

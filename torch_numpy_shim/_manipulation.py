@@ -64,7 +64,7 @@ def _reshape_c(a, dims, copy):
 
 
 def _reversed_axes(t):
-    return t.permute(*reversed(range(t.ndim)))
+    return t.permute(tuple(reversed(range(t.ndim))))
 
 
 @normalizer
