@@ -11,7 +11,7 @@ from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, Stateles
 from . import outputs
 from .errors import RestartTrace
 from .tracer import sources
-from .tracer.interpreter import ArrayInput, Tracer
+from .tracer.interpreter import ArrayInput, Tracer, supported_dtype
 
 
 class Capture:
@@ -52,6 +52,8 @@ def initial_inputs(bound_args, arg_names):
 
     def visit(value, source, depth):
         if isinstance(value, (numpy.ndarray, torch.Tensor)):
+            if isinstance(value, numpy.ndarray) and not supported_dtype(value.dtype):
+                return  # the tracer stops there with the reason
             if not any(inp.source == source for inp in found):
                 found.append(ArrayInput(source, value))
         elif depth < 3 and isinstance(value, (list, tuple)):

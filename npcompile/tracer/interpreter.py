@@ -234,7 +234,9 @@ class Tracer:
             self.guards.same_object(source, seen[1])
             return seen[0]
         if isinstance(value, numpy.ndarray):
-            shim.dtype(value.dtype)  # UnsupportedError -> the caller turns it into a break
+            if not supported_dtype(value.dtype):
+                raise GraphBreak(f"arrays of dtype {value.dtype} are not supported by torch_numpy_shim",
+                                 "they run in real NumPy", self.user_stack())
             if type(value) is not numpy.ndarray:
                 raise GraphBreak(f"ndarray subclass {type(value).__name__}",
                                  "subclasses keep their own semantics; they run in real NumPy")
@@ -416,6 +418,14 @@ class Tracer:
 
 
 _MISSING = object()
+
+
+def supported_dtype(dtype):
+    try:
+        shim.dtype(dtype)
+        return True
+    except shim.UnsupportedError:
+        return False
 
 
 def _hashable(fn):

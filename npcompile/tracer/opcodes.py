@@ -422,7 +422,7 @@ def _raise(tracer, frame, inst):
 # ---- calls and functions ----------------------------------------------------------------
 @handles("KW_NAMES")
 def _kw_names(tracer, frame, inst):
-    frame.kw_names = inst.argval
+    frame.kw_names = frame.code.co_consts[inst.arg]  # dis leaves argval unresolved on 3.11
 
 
 @handles("CALL")
