@@ -13,7 +13,7 @@ from ._coerce import asarray, cast_tensor
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, normalize_axis, normalizer
-from ._sorting import insertion_points, lex_argsort, order_keys, stable_argsort, take_along
+from ._sorting import insertion_points, lex_argsort, order_keys, select, stable_argsort, take_along
 
 __all__ = ["unique", "unique_values", "unique_counts", "unique_inverse", "unique_all",
            "union1d", "intersect1d", "setdiff1d", "setxor1d", "isin"]
@@ -29,7 +29,7 @@ def _starts_of_runs(sorted_t, equal_nan):
     if equal_nan and (sorted_t.is_floating_point() or sorted_t.is_complex()):
         nan = torch.isnan(sorted_t)
         differs = differs & ~(nan[1:] & nan[:-1])
-    first = torch.ones(1, dtype=torch.bool)
+    first = torch.ones(1, dtype=torch.bool, device=differs.device)
     return torch.cat([first, differs])[:sorted_t.shape[0]]
 
 
@@ -37,7 +37,7 @@ def _rows_start_runs(sorted_rows):
     """True where a row of a (n, m) tensor with lexicographically sorted rows differs
     from the row before (NaN fields never equal, as NumPy's structured compare)."""
     differs = (sorted_rows[1:] != sorted_rows[:-1]).any(dim=1)
-    first = torch.ones(1, dtype=torch.bool)
+    first = torch.ones(1, dtype=torch.bool, device=differs.device)
     return torch.cat([first, differs])[:sorted_rows.shape[0]]
 
 
@@ -49,11 +49,11 @@ def _unique_from_sorted(perm, starts, return_index, return_inverse, return_count
         extras.append(_wrap(perm[starts]))
     if return_inverse:
         run_of_sorted = torch.cumsum(starts.to(torch.int64), 0) - 1
-        inverse = torch.empty(n, dtype=torch.int64).scatter(0, perm, run_of_sorted)
+        inverse = torch.empty(n, dtype=torch.int64, device=perm.device).scatter(0, perm, run_of_sorted)
         extras.append(_wrap(inverse.reshape(inverse_shape)))
     if return_counts:
         positions = torch.nonzero(starts).reshape(-1)
-        ends = torch.cat([positions[1:], torch.full((1,), n, dtype=torch.int64)])
+        ends = torch.cat([positions[1:], torch.full((1,), n, dtype=torch.int64, device=perm.device)])
         extras.append(_wrap(ends - positions))
     return extras
 
@@ -73,8 +73,8 @@ def _unique_along_axis(a, axis, return_index, return_inverse, return_counts):
     moved = torch.movedim(a._t, axis, 0)
     rows = moved.flatten(1)
     keys = [key for column in rows.unbind(1) for key in order_keys(column)]
-    perm = lex_argsort(keys, 0) if keys else torch.arange(rows.shape[0], dtype=torch.int64)
-    sorted_moved = take_along(moved, perm.reshape((-1,) + (1,) * (moved.ndim - 1)), 0)
+    perm = lex_argsort(keys, 0) if keys else torch.arange(rows.shape[0], dtype=torch.int64, device=rows.device)
+    sorted_moved = select(moved, 0, perm)
     starts = _rows_start_runs(sorted_moved.flatten(1))
     extras = _unique_from_sorted(perm, starts, return_index, return_inverse, return_counts,
                                  (rows.shape[0],))
@@ -152,7 +152,7 @@ def setxor1d(ar1, ar2, assume_unique=False):
     else:
         both = _flat_concatenation(unique(ar1), unique(ar2))
     sorted_both = take_along(both, stable_argsort(both, 0), 0)
-    edge = torch.ones(1, dtype=torch.bool)
+    edge = torch.ones(1, dtype=torch.bool, device=both.device)
     alone = torch.cat([edge, sorted_both[1:] != sorted_both[:-1], edge])
     return _wrap(sorted_both[(alone[1:] & alone[:-1])[:sorted_both.shape[0]]])
 

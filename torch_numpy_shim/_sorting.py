@@ -46,11 +46,20 @@ def order_keys(t):
 
 
 def take_along(t, index, dim):
-    """``take_along_dim`` for every dtype (torch lacks gather for uint16/32/64)."""
+    """``gather`` (index of t's ndim) for every dtype: torch lacks it for uint16/32/64.
+    Not take_along_dim, whose decomposition bakes sizes into symbolic traces."""
     signed = _SIGNED_OF_UNSIGNED.get(t.dtype)
     if signed is None:
-        return torch.take_along_dim(t, index, dim)
-    return torch.take_along_dim(t.view(signed), index, dim).view(t.dtype)
+        return torch.gather(t, dim, index)
+    return torch.gather(t.view(signed), dim, index).view(t.dtype)
+
+
+def select(t, dim, index):
+    """``index_select`` for every dtype (same gap as ``take_along``)."""
+    signed = _SIGNED_OF_UNSIGNED.get(t.dtype)
+    if signed is None:
+        return torch.index_select(t, dim, index)
+    return torch.index_select(t.view(signed), dim, index).view(t.dtype)
 
 
 def lex_argsort(keys, dim):
@@ -60,8 +69,8 @@ def lex_argsort(keys, dim):
         if order is None:
             order = torch.argsort(key, dim=dim, stable=True)
         else:
-            step = torch.argsort(torch.take_along_dim(key, order, dim), dim=dim, stable=True)
-            order = torch.take_along_dim(order, step, dim)
+            step = torch.argsort(torch.gather(key, dim, order), dim=dim, stable=True)
+            order = torch.gather(order, dim, step)
     return order
 
 
@@ -179,7 +188,7 @@ def lexsort(keys, axis=-1):
         raise TypeError("need sequence of keys with len > 0 in lexsort")
     if not keys:
         raise TypeError("need sequence of keys with len > 0 in lexsort")
-    if len({k.shape for k in keys}) != 1:
+    if any(k.shape != keys[0].shape for k in keys[1:]):
         raise ValueError("all keys need to be the same shape")
     ndim = keys[0].ndim
     if axis is None:
@@ -188,7 +197,7 @@ def lexsort(keys, axis=-1):
         axis = operator.index(axis)
         if axis not in (0, -1):
             raise AxisError(axis, 0)
-        return ndarray._wrap(torch.zeros((), dtype=torch.int64), scalar=True)
+        return ndarray._wrap(torch.zeros((), dtype=torch.int64, device=keys[0]._t.device), scalar=True)
     dim = normalize_axis(axis, ndim)
     sort_keys = [part for key in reversed(keys) for part in order_keys(key._t)]
     return ndarray._wrap(lex_argsort(sort_keys, dim))
@@ -227,7 +236,7 @@ def _searchsorted_by_merge(a_keys, v_keys, right):
     order = lex_argsort(merged, 0)
     is_a = (order >= m) if not right else (order < n)
     a_before = torch.cumsum(is_a.to(torch.int64), 0) - is_a.to(torch.int64)
-    by_position = torch.empty(n + m, dtype=torch.int64).scatter(0, order, a_before)
+    by_position = torch.empty(n + m, dtype=torch.int64, device=order.device).scatter(0, order, a_before)
     return by_position[n:] if right else by_position[:m]
 
 
@@ -238,7 +247,7 @@ def _searchsorted_real(a, v, right):
     a_nan, v_nan = torch.isnan(a), torch.isnan(v)
     n = a.shape[0]
     non_nan_count = n - a_nan.sum()
-    inf = torch.full((), torch.inf, dtype=a.dtype)
+    inf = torch.full((), torch.inf, dtype=a.dtype, device=a.device)
     found = torch.searchsorted(torch.where(a_nan, inf, a), torch.where(v_nan, inf, v), right=right)
     if right:  # +inf is <= every non-NaN element only: NaNs of a are not counted
         found = torch.where(v == inf, non_nan_count, found)

@@ -20,6 +20,7 @@ from ._coerce import asarray, cast_tensor, tensor_to_numpy
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
 from ._normalize import normalize_axis
+from ._sorting import select
 
 __all__ = ["Generator", "default_rng", "seed", "rand", "randn", "randint", "random",
            "random_sample", "normal", "standard_normal", "uniform", "choice", "permutation",
@@ -27,7 +28,6 @@ __all__ = ["Generator", "default_rng", "seed", "rand", "randn", "randint", "rand
 
 _FLOAT64 = _dtypes.float64.dtype
 _INT64 = _dtypes.int64.dtype
-_SIGNED_VIEW = {torch.uint16: torch.int16, torch.uint32: torch.int32, torch.uint64: torch.int64}
 _POISSON_LAM_MAX = float(numpy.iinfo(numpy.int64).max - numpy.sqrt(numpy.iinfo(numpy.int64).max) * 10)
 _PY_SCALARS = (bool, int, float, complex)
 
@@ -84,14 +84,6 @@ def _float_dtype(dtype, method):
     if dt.name not in ("float32", "float64"):
         raise TypeError(f"Unsupported dtype {dt.np!r} for {method}")
     return dt
-
-
-def _select(t, dim, index):
-    """index_select for every dtype (torch lacks it for uint16/32/64)."""
-    signed = _SIGNED_VIEW.get(t.dtype)
-    if signed is None:
-        return torch.index_select(t, dim, index)
-    return torch.index_select(t.view(signed), dim, index).view(t.dtype)
 
 
 def _int_bound(value):
@@ -323,7 +315,7 @@ class Generator:
         if population is None:
             return _result(index.reshape(index_shape), shape is None)
         axis = normalize_axis(axis, population.ndim)
-        picked = _select(population._t, axis, index)
+        picked = select(population._t, axis, index)
         dims = tuple(population.shape)
         picked = picked.reshape(dims[:axis] + index_shape + dims[axis + 1:])
         return ndarray._wrap(picked, scalar=shape is None and picked.ndim == 0)
@@ -357,7 +349,7 @@ class Generator:
         arr = asarray(x)
         axis = normalize_axis(axis, arr.ndim)
         order = torch.randperm(arr.shape[axis], generator=self._gen, device=self._gen.device)
-        return ndarray._wrap(_select(arr._t, axis, order))
+        return ndarray._wrap(select(arr._t, axis, order))
 
     def shuffle(self, x, axis=0):
         if isinstance(x, list):
