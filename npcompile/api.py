@@ -18,3 +18,4 @@ def jit(fn=None, *, fullgraph=False, backend="inductor", dynamic=None, device=No
     if not hasattr(fn, "__code__"):
         raise TypeError(f"npcompile.jit expects a Python function, got {type(fn).__name__}")
     return functools.update_wrapper(JitFunction(fn, **settings), fn, updated=())
+

@@ -9,7 +9,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, StatelessSymbolicContext
 
 from . import outputs
-from .errors import RestartTrace
+from .errors import GraphBreak, RestartTrace
 from .tracer import sources
 from .tracer.interpreter import ArrayInput, Tracer, supported_dtype
 
@@ -18,7 +18,7 @@ class Capture:
     """What one successful trace produced: the graph, its example inputs and fake mode
     (for the backend), the inputs' sources, the guards and the output rebuilder."""
 
-    def __init__(self, gm, fake_inputs, fake_mode, tracer, output_plan, trace_seconds):
+    def __init__(self, gm, fake_inputs, fake_mode, tracer, output_plan, trace_seconds, ends_in_break):
         self.gm = gm
         self.fake_inputs = fake_inputs
         self.fake_mode = fake_mode
@@ -27,6 +27,7 @@ class Capture:
         self.output_plan = output_plan
         self.tensor_outputs = tracer.saw_tensor_input
         self.trace_seconds = trace_seconds
+        self.ends_in_break = ends_in_break    # the GraphBreak the segment stops before, or None
 
     @property
     def op_count(self):
@@ -45,8 +46,23 @@ def _fake(fake_mode, tensor):
     return fake_mode.from_tensor(tensor, symbolic_context=context)
 
 
-def initial_inputs(bound_args, arg_names):
-    """Arrays reachable from the arguments (directly or inside lists, tuples, dicts): the
+def entry_roots(bound_args, arg_names):
+    """(value, source) of each argument of a call."""
+    return [(value, sources.argument(i, name)) for i, (name, value) in enumerate(zip(arg_names, bound_args))]
+
+
+def resume_roots(frames):
+    """(value, source) of each local and stack slot of a resumed frame stack."""
+    roots = []
+    for k, frame in enumerate(frames):
+        base = sources.Source(f"L[{k}]", f"frame {k}")
+        roots += [(v, sources.item(sources.attribute(base, "locals"), name)) for name, v in frame.locals.items()]
+        roots += [(v, sources.item(sources.attribute(base, "stack"), j)) for j, v in enumerate(frame.stack)]
+    return roots
+
+
+def initial_inputs(roots):
+    """Arrays reachable from the roots (directly or inside lists, tuples, dicts): the
     graph inputs we can declare before the first trace, saving restarts."""
     found = []
 
@@ -64,18 +80,23 @@ def initial_inputs(bound_args, arg_names):
                 if isinstance(key, (str, int)):
                     visit(item, sources.item(source, key), depth + 1)
 
-    for i, (name, value) in enumerate(zip(arg_names, bound_args)):
-        visit(value, sources.argument(i, name), 0)
+    for value, source in roots:
+        visit(value, source, 0)
     return found
 
 
-def capture(fn, bound_args, arg_names):
-    """Trace ``fn`` on these arguments into a graph; restart whenever tracing declares a
-    new input. Raises GraphBreak (with the guards collected so far on ``.guards``)."""
-    inputs = initial_inputs(bound_args, arg_names)
+def capture(fn, bound_args, arg_names, resume_frames=None):
+    """Trace ``fn`` (from its entry, or from ``resume_frames``) into a graph. Tracing
+    restarts whenever it declares a new input; at a resumable graph break it traces again
+    and stops just before the breaking instruction, so the segment ends there. Raises
+    GraphBreak for a break it cannot resume after (``.tracer_guards`` holds the guards
+    collected so far, which are all the failure depended on)."""
+    roots = entry_roots(bound_args, arg_names) if resume_frames is None else resume_roots(resume_frames)
+    inputs = initial_inputs(roots)
+    stop_at, first_break = None, None
     start = time.perf_counter()
     while True:
-        tracer = Tracer(fn, bound_args, inputs)
+        tracer = Tracer(fn, bound_args, inputs, resume_frames, stop_at)
         fake_mode = FakeTensorMode(shape_env=ShapeEnv(), allow_non_fake_inputs=True)
         fake_inputs = [_fake(fake_mode, as_tensor(inp.example)) for inp in inputs]
         plan_box = []
@@ -91,7 +112,14 @@ def capture(fn, bound_args, arg_names):
                 gm = make_fx(traced, tracing_mode="real")(*fake_inputs)
         except RestartTrace:
             continue
+        except GraphBreak as brk:
+            if stop_at is None and brk.resumable:
+                stop_at, first_break = brk.step, brk
+                continue
+            brk.tracer_guards = tracer.guards
+            raise
         except BaseException as exc:
             exc.tracer_guards = tracer.guards
             raise
-        return Capture(gm, fake_inputs, fake_mode, tracer, plan_box[0], time.perf_counter() - start)
+        return Capture(gm, fake_inputs, fake_mode, tracer, plan_box[0], time.perf_counter() - start,
+                       first_break)

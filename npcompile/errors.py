@@ -17,6 +17,8 @@ class GraphBreak(Exception):
         self.reason = reason
         self.hint = hint
         self.stack = list(stack or [])
+        self.step = None        # instructions the trace ran before this one
+        self.resumable = False  # real Python can take over from the state before it
 
     def user_message(self):
         """The reason, where it happened (innermost frame last) and what to do."""

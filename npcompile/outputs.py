@@ -1,10 +1,10 @@
-"""From a traced return value to the caller's result.
+"""From a traced segment's end state to the caller's objects.
 
-While tracing, the returned object (and the writes the function made to objects that
-outlive the call) is encoded as Python source over the graph's outputs ``out`` and the
-call's arguments ``L``; it is compiled once into a ``finish(L, out)`` function that
-converts tensors to NumPy's exact types, replays the side effects in order and builds
-the result.
+While tracing, what the segment hands back (the return value, or at a graph break the
+whole frame stack) and the writes it made to objects that outlive it are encoded as
+Python source over the graph's outputs ``out`` and the segment's inputs ``L``. That
+source is compiled once into ``finish(L, out)``, which converts tensors to NumPy's exact
+types, replays the side effects in program order and builds the result.
 """
 import builtins
 import types
@@ -16,15 +16,23 @@ import torch_numpy_shim as shim
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from .errors import GraphBreak
+from .tracer import numpy_map
+from .tracer.frame import NO_VALUE, NULL, Frame
+from .tracer.interpreter import Suspended
+
+_ITERATOR_TYPES = tuple(type(it) for it in (iter([]), iter(()), iter(range(0)), enumerate([]),
+                                            zip(), reversed([]), iter({}), iter({}.values()),
+                                            iter({}.items())))
 
 
 class OutputPlan:
     def __init__(self):
-        self.constants = {}
-        self.conversions = []   # lines "oN = convert(out[i])"
+        self.constants = {"_restore": _restore, "_frame": _frame, "_cell": types.CellType,
+                          "_method": types.MethodType, "_rebuild": _rebuild, "NULL": NULL,
+                          "NO_VALUE": NO_VALUE, "_Resume": Resume}
+        self.conversions = []   # "name = expression" lines, dependencies first
         self.statements = []    # side effects, in program order
         self.result = "None"
-        self._array_names = {}
 
     def const(self, value):
         name = f"k{len(self.constants)}"
@@ -43,6 +51,134 @@ class OutputPlan:
         return finish
 
 
+class _Encoder:
+    """Turns traced values into expressions; each object is built once (``memo``), so
+    values shared in the trace stay shared in the result."""
+
+    def __init__(self, tracer, p):
+        self.tracer = tracer
+        self.p = p
+        self.tensors = []
+        self.memo = {}
+
+    def name(self, value, expression):
+        name = f"v{len(self.memo)}"
+        self.memo[id(value)] = name
+        self.p.conversions.append(f"{name} = {expression}")
+        return name
+
+    def array(self, value):
+        source = self.tracer.shim_inputs.get(id(value))
+        if source is not None and not value._scalar:
+            return source.expr
+        if id(value) in self.memo:
+            return self.memo[id(value)]
+        kind = "_scalar" if value._scalar else "_array"
+        self.tensors.append(value._t)
+        return self.name(value, f"{kind}(out[{len(self.tensors) - 1}])")
+
+    def __call__(self, value):
+        p, tracer = self.p, self.tracer
+        if isinstance(value, ShimArray):
+            return self.array(value)
+        if id(value) in self.memo:
+            return self.memo[id(value)]
+        for table in (tracer.mirrors, tracer.source_of):
+            source = table.get(id(value))
+            if source is not None:
+                return source.expr
+        if value is NULL or value is NO_VALUE:
+            return "NULL" if value is NULL else "NO_VALUE"
+        if isinstance(value, (bool, int, str, bytes, type(None), type(Ellipsis))):
+            return repr(value)
+        if isinstance(value, (float, complex, slice, range)):
+            return p.const(value)
+        if isinstance(value, tuple):
+            items = [self(v) for v in value]
+            if hasattr(value, "_fields"):
+                return f"{p.const(type(value))}({', '.join(items)})"
+            return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
+        if isinstance(value, list):
+            return self.name(value, f"[{', '.join(self(v) for v in value)}]")
+        if type(value) is dict:
+            return self.name(value, "{" + ", ".join(f"{self(k)}: {self(v)}" for k, v in value.items()) + "}")
+        if isinstance(value, (set, frozenset)):
+            return self.name(value, f"{type(value).__name__}([{', '.join(self(v) for v in value)}])")
+        if isinstance(value, shim.dtype):
+            return p.const(value.np)
+        if isinstance(value, types.CellType):
+            return self.cell(value)
+        if isinstance(value, types.MethodType):
+            return f"_method({self(value.__func__)}, {self(value.__self__)})"
+        if isinstance(value, types.BuiltinMethodType) and not isinstance(value.__self__, types.ModuleType):
+            return f"getattr({self(value.__self__)}, {value.__name__!r})"
+        if isinstance(value, _ITERATOR_TYPES):
+            rebuild_fn, args, *state = value.__reduce__()
+            state = self(state[0]) if state else "None"
+            return self.name(value, f"_rebuild({p.const(rebuild_fn)}, {self(args)}, {state})")
+        if isinstance(value, types.FunctionType) and id(value) in tracer.created_functions:
+            raise GraphBreak("a function defined inside the compiled function is live at a break",
+                             "define it at module level to let tracing resume after the break")
+        if callable(value) or isinstance(value, (types.ModuleType, type)):
+            return p.const(to_numpy_object(value))
+        if hasattr(value, "__dict__") and not isinstance(value, types.GeneratorType):
+            obj = self.name(value, f"_restore({p.const(type(value))})")
+            fields = ", ".join(f"{k!r}: {self(v)}" for k, v in vars(value).items())
+            self.p.conversions.append(f"{obj}.__dict__.update({{{fields}}})")
+            return obj
+        raise GraphBreak(f"a {type(value).__name__} cannot leave a compiled function")
+
+    def cell(self, cell):
+        if id(cell) not in self.tracer.internal_cells:
+            return self.p.const(cell)
+        try:
+            contents = cell.cell_contents
+        except ValueError:
+            return self.name(cell, "_cell()")
+        return self.name(cell, f"_cell({self(contents)})")
+
+    def frame(self, f, bottom):
+        function = self.p.const(f.function) if bottom else self(f.function)
+        locals_ = "{" + ", ".join(f"{k!r}: {self(v)}" for k, v in f.locals.items()) + "}"
+        stack = "[" + ", ".join(self(v) for v in f.stack) + "]"
+        cells = "{" + ", ".join(f"{k!r}: {self.cell(c)}" for k, c in f.cells.items()) + "}"
+        yielded = "None" if f.yielded is None else self(f.yielded)
+        return (f"_frame({function}, {self.p.const(f.code)}, {f.ip}, {f.lineno}, {locals_}, {stack}, "
+                f"{cells}, {self(f.kw_names)}, {yielded}, {self(f.returns_instead)})")
+
+
+def plan(result, tracer):
+    """Encode ``result`` and the tracer's side effects; returns (plan, output tensors)."""
+    p = OutputPlan()
+    encode = _Encoder(tracer, p)
+    if isinstance(result, Suspended):
+        frames = [encode.frame(f, k == 0) for k, f in enumerate(result.frames)]
+        p.result = f"_Resume([{', '.join(frames)}])"
+    else:
+        p.result = encode(result)
+    for effect in tracer.side_effects:
+        kind = effect[0]
+        if kind == "setattr":
+            _, source, name, value = effect
+            p.statements.append(f"setattr({source.expr}, {name!r}, {encode(value)})")
+        elif kind == "setglobal":
+            _, name, value = effect
+            p.statements.append(f"G[{name!r}] = {encode(value)}")
+        else:
+            _, source, method, args = effect
+            p.statements.append(f"{source.expr}.{method}({', '.join(encode(a) for a in args)})")
+    return p, encode.tensors
+
+
+class Resume:
+    """What a segment that stopped at a graph break returns: the real frames to go on with."""
+
+    __slots__ = ("frames",)
+
+    def __init__(self, frames):
+        self.frames = frames
+
+
 def _to_numpy_array(t):
     if t.is_conj() or t.is_neg():
         t = t.resolve_conj().resolve_neg()
@@ -59,86 +195,28 @@ def _to_tensor(t):
     return t
 
 
-def plan(result, tracer):
-    """Encode ``result`` and the tracer's side effects; returns (plan, output tensors)."""
-    p = OutputPlan()
-    tensors = []
-
-    def encode(value):
-        if isinstance(value, ShimArray):
-            source = tracer.shim_inputs.get(id(value))
-            if source is not None and not value._scalar:
-                return source.expr
-            name = p._array_names.get(id(value))
-            if name is None:
-                name = f"o{len(p._array_names)}"
-                p._array_names[id(value)] = name
-                kind = "_scalar" if value._scalar else "_array"
-                p.conversions.append(f"{name} = {kind}(out[{len(tensors)}])")
-                tensors.append(value._t)
-            return name
-        mirror = tracer.mirrors.get(id(value))
-        if mirror is not None:
-            return mirror.expr
-        source = tracer.source_of.get(id(value))
-        if source is not None:
-            return source.expr
-        if isinstance(value, (bool, int, float, complex, str, bytes, type(None), type(Ellipsis))):
-            return repr(value) if not isinstance(value, float) or value == value and abs(value) != float("inf") \
-                else p.const(value)
-        if isinstance(value, tuple):
-            items = [encode(v) for v in value]
-            if hasattr(value, "_fields"):
-                return f"{p.const(type(value))}({', '.join(items)})"
-            return f"({', '.join(items)}{',' if len(items) == 1 else ''})"
-        if isinstance(value, list):
-            return f"[{', '.join(encode(v) for v in value)}]"
-        if type(value) is dict:
-            return "{" + ", ".join(f"{encode(k)}: {encode(v)}" for k, v in value.items()) + "}"
-        if isinstance(value, (set, frozenset)):
-            return f"{type(value).__name__}([{', '.join(encode(v) for v in value)}])"
-        if isinstance(value, shim.dtype):
-            return p.const(value.np)
-        if isinstance(value, type) and "_np_type" in getattr(value, "__dict__", {}):
-            return p.const(value._np_type)
-        if isinstance(value, (slice, range)):
-            return p.const(value)
-        if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type, types.ModuleType)):
-            return p.const(_to_numpy_object(value))
-        if hasattr(value, "__dict__") and not isinstance(value, (types.GeneratorType,)):
-            fields = ", ".join(f"{k!r}: {encode(v)}" for k, v in vars(value).items())
-            return f"_restore({p.const(type(value))}, {{{fields}}})"
-        raise GraphBreak(f"returning a {type(value).__name__} from a compiled function")
-
-    p.result = encode(result)
-    for effect in tracer.side_effects:
-        kind = effect[0]
-        if kind == "setattr":
-            _, source, name, value = effect
-            p.statements.append(f"setattr({source.expr}, {name!r}, {encode(value)})")
-        elif kind == "setglobal":
-            _, name, value = effect
-            p.statements.append(f"G[{name!r}] = {encode(value)}")
-        else:
-            _, source, method, args = effect
-            p.statements.append(f"{source.expr}.{method}({', '.join(encode(a) for a in args)})")
-    if "_restore(" in p.result or any("_restore(" in s for s in p.statements):
-        p.constants["_restore"] = _restore
-    return p, tensors
+def _restore(cls):
+    """An object of a user class built inside the function (its fields follow)."""
+    return object.__new__(cls)
 
 
-def _restore(cls, fields):
-    """An object of a user class built inside the function, rebuilt around its outputs."""
-    obj = object.__new__(cls)
-    obj.__dict__.update(fields)
-    return obj
+def _rebuild(fn, args, state):
+    """An iterator rebuilt from its ``__reduce__`` parts, at the same position."""
+    it = fn(*args)
+    if state is not None:
+        it.__setstate__(state)
+    return it
 
 
-def _to_numpy_object(value):
-    """Shim modules/functions that leaked into a result go back to NumPy's."""
-    if value is shim:
-        return numpy
-    name = getattr(value, "__name__", None)
-    if getattr(value, "__module__", "").startswith("torch_numpy_shim") and hasattr(numpy, name or ""):
-        return getattr(numpy, name)
-    return value
+def _frame(function, code, ip, lineno, locals_, stack, cells, kw_names, yielded, returns_instead):
+    frame = Frame(code, function.__globals__, function, locals_)
+    frame.ip, frame.lineno, frame.stack, frame.cells = ip, lineno, stack, cells
+    frame.kw_names, frame.yielded, frame.returns_instead = kw_names, yielded, returns_instead
+    return frame
+
+
+def to_numpy_object(value):
+    """Shim modules, functions, ufuncs and types that reach real Python go back to NumPy's."""
+    if isinstance(value, type) and "_np_type" in getattr(value, "__dict__", {}):
+        return value._np_type
+    return numpy_map.to_numpy(value)

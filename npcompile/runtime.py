@@ -1,12 +1,17 @@
-"""The call path of a jitted function: bind arguments, find the cache entry whose guards
-pass, feed its compiled graph, and finish the result; on a miss, trace and compile.
+"""The call path of a jitted function.
 
-A hot call is: one generated guard function, one generated input extractor, the
-compiled callable, one generated output finisher.
+A call runs a chain of *segments*. The first starts at the function's entry; each one
+that ends at a graph break hands back the real frame stack, the runtime runs the
+breaking instruction for real (``RealRunner``) and continues with the segment that
+starts there, cached by resume point ``(code, offset)`` per frame and guarded on the
+state. A hot call with no breaks is: one generated guard function, one generated input
+extractor, the compiled callable and one generated output finisher.
 """
 import inspect
+import linecache
 import logging
 import time
+import types
 import warnings
 
 import torch
@@ -15,7 +20,9 @@ from . import config
 from .backends import resolve
 from .capture import capture
 from .errors import GraphBreak, Unsupported
-from .tracer.interpreter import _arg_count
+from .outputs import Resume
+from .tracer.interpreter import arg_count
+from .tracer.real import RealRunner
 
 log = logging.getLogger("npcompile")
 
@@ -27,48 +34,52 @@ class BreakRecord:
         self.reason = brk.reason
         self.hint = brk.hint
         self.user_stack = brk.stack
-        filename, lineno, _ = brk.stack[-1] if brk.stack else ("<unknown>", 0, "")
-        self.filename, self.lineno = filename, lineno
-        import linecache
-        self.source_line = linecache.getline(filename, lineno).strip()
+        self.filename, self.lineno, _ = brk.stack[-1] if brk.stack else ("<unknown>", 0, "")
+        self.source_line = linecache.getline(self.filename, self.lineno).strip()
         self.message = brk.user_message()
+        self.resumed = brk.resumable
 
     def __repr__(self):
         return f"{self.reason} ({self.filename}:{self.lineno})"
 
 
 class CompiledEntry:
-    def __init__(self, guard, extract, compiled, finish, capture_, times):
+    """A captured segment: its guards, how to feed it, its compiled graph, how to finish."""
+
+    def __init__(self, guard, extract, compiled, finish, capture_, times, break_record):
         self.guard = guard
         self.extract = extract
         self.compiled = compiled
         self.finish = finish
         self.capture = capture_
         self.times = times
+        self.break_record = break_record    # the break this segment stops before, or None
 
-    def run(self, fn, L, args, kwargs):
+    def run(self, L, fallback):
         return self.finish(L, self.compiled(*self.extract(L)))
 
 
 class FallbackEntry:
-    """Inputs for which tracing stopped: the function runs as written, in real NumPy.
-    Its guards are those collected before the stop, which is all the stop depended on."""
+    """States for which tracing cannot go on: the rest of the call runs in real Python
+    and NumPy. Its guards are those collected before the stop, which is all the stop
+    depended on."""
+
+    compiled = None
 
     def __init__(self, guard, record):
         self.guard = guard
-        self.record = record
+        self.break_record = record
 
-    def run(self, fn, L, args, kwargs):
-        return fn(*args, **kwargs)
+    def run(self, L, fallback):
+        return fallback()
 
 
 def _extractor(inputs, globals_dict, closure):
-    """Generated ``extract(L)``: the graph's input tensors from the call's arguments."""
+    """Generated ``extract(L)``: the graph's input tensors from the segment's inputs."""
     items = ", ".join(f"_t({inp.source.expr})" if not isinstance(inp.example, torch.Tensor)
                       else inp.source.expr for inp in inputs)
     source = f"def extract(L):\n    return ({items}{',' if len(inputs) == 1 else ''})\n"
-    namespace = {"_t": torch.from_numpy, "G": globals_dict, "C": closure,
-                 "B": __builtins__ if isinstance(__builtins__, dict) else vars(__builtins__)}
+    namespace = {"_t": torch.from_numpy, "G": globals_dict, "C": closure}
     exec(compile(source, "<npcompile inputs>", "exec"), namespace)
     return namespace["extract"]
 
@@ -84,25 +95,19 @@ class JitFunction:
         self.dynamic = dynamic
         self.device = device
         self.options = dict(options or {})
-        self.entries = []
-        self.breaks = []
-        self.compile_count = 0
+        self.entries = []            # segments starting at the function's entry
+        self.resume_entries = {}     # resume point -> segments starting there
+        self.breaks = []             # every BreakRecord met while compiling
+        self.events = None           # when a list: (kind, entry) of segments run, for explain()
         code = fn.__code__
-        self._arg_names = code.co_varnames[:_arg_count(code)]
+        self._arg_names = code.co_varnames[:arg_count(code)]
         self._simple = not (code.co_flags & 0x0C) and not code.co_kwonlyargcount
         self._argcount = code.co_argcount
         self._signature = inspect.signature(fn)
         self._limit_warned = False
-        self.__wrapped__ = fn
-        self.__name__ = getattr(fn, "__name__", "fn")
-        self.__qualname__ = getattr(fn, "__qualname__", self.__name__)
-        self.__doc__ = fn.__doc__
 
     def __get__(self, obj, objtype=None):
-        if obj is None:
-            return self
-        import types
-        return types.MethodType(self, obj)
+        return self if obj is None else types.MethodType(self, obj)
 
     def bind(self, args, kwargs):
         """Argument values in the code's parameter order (what sources ``L[i]`` index)."""
@@ -112,42 +117,67 @@ class JitFunction:
         bound.apply_defaults()
         return [bound.arguments[name] for name in self._arg_names]
 
+    @property
+    def compile_count(self):
+        every = self.entries + [e for entries in self.resume_entries.values() for e in entries]
+        return sum(1 for e in every if e.compiled is not None)
+
     def __call__(self, *args, **kwargs):
         L = self.bind(args, kwargs)
-        for entry in self.entries:
-            if entry.guard(L):
-                return entry.run(self.fn, L, args, kwargs)
-        return self._miss(L, args, kwargs)
+        result = self._segment(self.entries, L, None, lambda: self.fn(*args, **kwargs))
+        while type(result) is Resume:
+            result = self._resume(result.frames)
+        return result
 
-    def _miss(self, L, args, kwargs):
-        if len(self.entries) >= config.cache_size_limit:
+    def _resume(self, frames):
+        runner = RealRunner(frames, _call_natively)
+        runner.run_break()
+        key = tuple((f.code, f.ip) for f in frames)
+        entries = self.resume_entries.setdefault(key, [])
+        return self._segment(entries, frames, frames, runner.finish_frames)
+
+    def _segment(self, entries, L, resume_frames, fallback):
+        for entry in entries:
+            if entry.guard(L):
+                if self.events is not None:
+                    self.events.append(entry)
+                return entry.run(L, fallback)
+        if len(entries) >= config.cache_size_limit:
             if not self._limit_warned:
                 self._limit_warned = True
-                warnings.warn(f"npcompile: {self.__qualname__} hit config.cache_size_limit "
+                warnings.warn(f"npcompile: {self.fn.__qualname__} hit config.cache_size_limit "
                               f"({config.cache_size_limit}); further new inputs run uncompiled",
-                              stacklevel=3)
-            return self.fn(*args, **kwargs)
+                              stacklevel=4)
+            return fallback()
+        entry = self._compile(L, resume_frames)
+        entries.append(entry)
+        if self.events is not None:
+            self.events.append(entry)
+        return entry.run(L, fallback)
+
+    def _record_break(self, brk):
+        record = BreakRecord(brk)
+        self.breaks.append(record)
+        if "graph_breaks" in config.log_switches:
+            log.warning("graph break: %s", record.message)
+        return record
+
+    def _compile(self, L, resume_frames):
         globals_dict, closure = self.fn.__globals__, self.fn.__closure__
         try:
-            cap = capture(self.fn, L, self._arg_names)
+            cap = capture(self.fn, L, self._arg_names, resume_frames)
         except GraphBreak as brk:
             if self.fullgraph:
                 raise Unsupported(brk.user_message()) from None
-            record = BreakRecord(brk)
-            self.breaks.append(record)
-            if "graph_breaks" in config.log_switches:
-                log.warning("graph break: %s", record.message)
-            guard = brk.tracer_guards.compile(globals_dict, closure)
-            self.entries.append(FallbackEntry(guard, record))
-            return self.fn(*args, **kwargs)
+            return FallbackEntry(brk.tracer_guards.compile(globals_dict, closure), self._record_break(brk))
         except Exception as exc:
             if self.fullgraph or not hasattr(exc, "tracer_guards"):
                 raise
-            guard = exc.tracer_guards.compile(globals_dict, closure)
-            record = BreakRecord(GraphBreak(f"tracing raised {type(exc).__name__}: {exc}"))
-            self.breaks.append(record)
-            self.entries.append(FallbackEntry(guard, record))
-            return self.fn(*args, **kwargs)
+            brk = GraphBreak(f"tracing raised {type(exc).__name__}: {exc}")
+            return FallbackEntry(exc.tracer_guards.compile(globals_dict, closure), self._record_break(brk))
+        if cap.ends_in_break is not None and self.fullgraph:
+            raise Unsupported(cap.ends_in_break.user_message())
+        record = self._record_break(cap.ends_in_break) if cap.ends_in_break is not None else None
         start = time.perf_counter()
         guard = cap.guards.compile(globals_dict, closure)
         extract = _extractor(cap.inputs, globals_dict, closure)
@@ -155,11 +185,11 @@ class JitFunction:
         guard_seconds = time.perf_counter() - start
         start = time.perf_counter()
         compiled = self.backend(cap.gm, cap.fake_inputs) if cap.op_count else cap.gm
-        backend_seconds = time.perf_counter() - start
-        self.compile_count += 1
-        entry = CompiledEntry(guard, extract, compiled, finish, cap,
-                              {"trace": cap.trace_seconds, "guards": guard_seconds,
-                               "backend": backend_seconds})
-        self.entries.append(entry)
-        return entry.run(self.fn, L, args, kwargs)
+        times = {"trace": cap.trace_seconds, "guards": guard_seconds,
+                 "backend": time.perf_counter() - start}
+        return CompiledEntry(guard, extract, compiled, finish, cap, times, record)
 
+
+def _call_natively(fn, args, kwargs):
+    """A call made at a graph break runs as written."""
+    return fn(*args, **kwargs)

@@ -11,6 +11,9 @@ class Null:
 
 NULL = Null()
 
+#: Frame.returns_instead when the frame's own return value is what its caller gets.
+NO_VALUE = Null()
+
 #: What Tracer.call returns when it pushed a frame: the value arrives when that frame returns.
 INLINED = object()
 
@@ -29,7 +32,7 @@ def instructions_of(code):
 
 class Frame:
     __slots__ = ("code", "instructions", "index_of", "locals", "cells", "stack", "ip",
-                 "globals", "function", "kw_names", "yielded", "lineno", "on_return")
+                 "globals", "function", "kw_names", "yielded", "lineno", "returns_instead")
 
     def __init__(self, code, globals_, function, local_values):
         self.code = code
@@ -43,7 +46,7 @@ class Frame:
         self.kw_names = ()
         self.yielded = [] if code.co_flags & 0x20 else None   # CO_GENERATOR: collect yields
         self.lineno = code.co_firstlineno
-        self.on_return = None
+        self.returns_instead = NO_VALUE
 
     def jump(self, offset):
         self.ip = self.index_of[offset]

@@ -20,7 +20,7 @@ from torch_numpy_shim._ndarray import ndarray as ShimArray
 from .. import config
 from ..errors import GraphBreak, RestartTrace
 from . import numpy_map, sources
-from .frame import INLINED, Frame
+from .frame import INLINED, NO_VALUE, NULL, Frame
 from .guards import Guards
 from .opcodes import HANDLERS
 
@@ -62,6 +62,25 @@ def is_user_function(fn):
     return not filename.startswith(_STDLIB_DIRS)
 
 
+class _Stop(Exception):
+    """Internal: the trace reached ``stop_at``."""
+
+
+class Suspended:
+    """A trace that stopped before a graph break: the frames to hand to real Python."""
+
+    def __init__(self, frames):
+        self.frames = frames
+
+
+def _cell_full(cell):
+    try:
+        cell.cell_contents
+        return True
+    except ValueError:
+        return False
+
+
 class ArrayInput:
     """A graph input: where the array comes from, and an example of it."""
 
@@ -76,9 +95,13 @@ class Tracer:
     """One trace of one function call. ``inputs`` persists across restarts (a restart
     happens when tracing discovers an array that is not yet a declared graph input)."""
 
-    def __init__(self, fn, bound_args, inputs):
+    def __init__(self, fn, bound_args, inputs, resume_frames=None, stop_at=None):
         self.fn = fn
         self.bound_args = bound_args
+        self.resume_frames = resume_frames    # real frames to continue from (None: a call)
+        self.stop_at = stop_at                # suspend before this many instructions ran
+        self.steps = 0
+        self.sync_depth = 0
         self.inputs = inputs                  # list[ArrayInput], graph inputs in order
         self.placeholders = None              # tensors of the current make_fx attempt
         self.guards = Guards()
@@ -89,6 +112,7 @@ class Tracer:
         self.global_writes = {}               # name -> value (STORE_GLOBAL)
         self.side_effects = []                # ("setattr"|"call"|"setglobal", ...)
         self.internal_cells = set()
+        self.created_functions = set()        # ids of functions made by MAKE_FUNCTION
         self.keepalive = []
         self.frames = []
         self.array_by_id = {}                 # id(numpy array/tensor) -> (shim array, source)
@@ -97,22 +121,53 @@ class Tracer:
 
     # ---- running frames -----------------------------------------------------------------
     def run(self, placeholders):
+        """Trace to the function's return (its value) or, with ``stop_at``, until that
+        many instructions have run (a ``Suspended`` holding the frames)."""
         self.placeholders = placeholders
-        code = self.fn.__code__
-        names = code.co_varnames[:_arg_count(code)]
-        local_values = {name: self.lift(value, sources.argument(i, name))
-                        for i, (name, value) in enumerate(zip(names, self.bound_args))}
-        self.push_frame(self.fn, local_values)
-        return self.run_frames(0)
+        if self.resume_frames is None:
+            code = self.fn.__code__
+            names = code.co_varnames[:arg_count(code)]
+            local_values = {name: self.lift(value, sources.argument(i, name))
+                            for i, (name, value) in enumerate(zip(names, self.bound_args))}
+            self.push_frame(self.fn, local_values)
+        else:
+            self.frames = [self.lift_frame(k, f) for k, f in enumerate(self.resume_frames)]
+        try:
+            return self.run_frames(0)
+        except _Stop:
+            return Suspended(self.frames)
 
-    def push_frame(self, fn, local_values, on_return=None):
-        """Start executing ``fn``; its return value goes to the caller's stack (after
-        ``on_return`` maps it, e.g. a constructor returns the new object)."""
+    def lift_frame(self, k, real):
+        """A frame of a resumed call, its values lifted from the state ``L[k]``."""
+        base = sources.Source(f"L[{k}]", f"frame {k} ({real.code.co_name})")
+        fn = self.lift(real.function, sources.attribute(base, "function"))
+        frame = Frame(real.code, real.globals, fn, {})
+        frame.ip, frame.lineno, frame.kw_names = real.ip, real.lineno, real.kw_names
+        self.guards.add(f"L[{k}].code is {self.guards.const(real.code)}", f"frame {k} runs {real.code.co_name}")
+        for name, value in real.locals.items():
+            frame.locals[name] = self.lift(value, sources.item(sources.attribute(base, "locals"), name))
+        frame.stack = [v if v is NULL else self.lift(v, sources.item(sources.attribute(base, "stack"), j))
+                       for j, v in enumerate(real.stack)]
+        for name, cell in real.cells.items():
+            contents = sources.Source(f"L[{k}].cells[{name!r}].cell_contents", f"cell {name}")
+            new = types.CellType(self.lift(cell.cell_contents, contents)) if _cell_full(cell) else types.CellType()
+            self.internal_cells.add(id(new))
+            self.keepalive.append(new)
+            frame.cells[name] = new
+        if real.yielded is not None:
+            frame.yielded = list(self.lift(real.yielded, sources.attribute(base, "yielded")))
+        if real.returns_instead is not NO_VALUE:
+            frame.returns_instead = self.lift(real.returns_instead, sources.attribute(base, "returns_instead"))
+        return frame
+
+    def push_frame(self, fn, local_values, returns_instead=NO_VALUE):
+        """Start executing ``fn``; its return value goes to the caller's stack (or
+        ``returns_instead``: an inlined constructor gives the new object)."""
         if len(self.frames) >= config.inline_depth_limit:
             raise GraphBreak("inlining went deeper than config.inline_depth_limit",
                              "recursion cannot be captured; mark the function npcompile.disable")
         frame = Frame(fn.__code__, fn.__globals__, fn, local_values)
-        frame.on_return = on_return
+        frame.returns_instead = returns_instead
         self.frames.append(frame)
         return INLINED
 
@@ -122,6 +177,9 @@ class Tracer:
         and resume anywhere in a chain of inlined calls."""
         frames = self.frames
         while True:
+            if self.steps == self.stop_at:
+                raise _Stop()
+            self.steps += 1
             frame = frames[-1]
             inst = frame.instructions[frame.ip]
             frame.ip += 1
@@ -131,8 +189,8 @@ class Tracer:
                 value = frame.pop()
                 if frame.yielded is not None:
                     value = iter(frame.yielded)
-                if frame.on_return is not None:
-                    value = frame.on_return(value)
+                if frame.returns_instead is not NO_VALUE:
+                    value = frame.returns_instead
                 frames.pop()
                 if len(frames) == depth:
                     return value
@@ -149,7 +207,11 @@ class Tracer:
         """Call ``fn`` and return its value (inlined frames run to completion here)."""
         result = self.call(fn, args, kwargs)
         if result is INLINED:
-            return self.run_frames(len(self.frames) - 1)
+            self.sync_depth += 1
+            try:
+                return self.run_frames(len(self.frames) - 1)
+            finally:
+                self.sync_depth -= 1
         return result
 
     def step(self, handler, frame, inst):
@@ -159,6 +221,7 @@ class Tracer:
         except GraphBreak as exc:
             if not exc.stack:
                 exc.stack = self.user_stack()
+            self.note_break(exc)
             raise
         except RestartTrace:
             raise
@@ -170,6 +233,14 @@ class Tracer:
                              "values are not known while tracing; compute them outside the "
                              "compiled function or restructure the branch as np.where",
                              self.user_stack()) from exc
+
+    def note_break(self, exc):
+        """Where the break happened: the step to stop before when tracing again, and
+        whether the state there can be handed to real Python (not inside a call that
+        the interpreter made from its own Python code, e.g. a map() callback)."""
+        if exc.step is None:
+            exc.step = self.steps - 1
+            exc.resumable = self.sync_depth == 0
 
     def user_stack(self):
         return [(f.code.co_filename, f.lineno, f.code.co_name) for f in self.frames]
@@ -392,7 +463,7 @@ class Tracer:
         self.keepalive.append(obj)
         init = cls.__init__
         if is_user_function(init):
-            return self.push_frame(init, _bind(init, [obj, *args], kwargs), on_return=lambda _: obj)
+            return self.push_frame(init, _bind(init, [obj, *args], kwargs), returns_instead=obj)
         if init is not object.__init__:
             raise GraphBreak(f"class {cls.__name__} has a native __init__")
         return obj
@@ -466,7 +537,7 @@ def _is_pure_native(fn):
     return False
 
 
-def _arg_count(code):
+def arg_count(code):
     n = code.co_argcount + code.co_kwonlyargcount
     n += bool(code.co_flags & 0x04) + bool(code.co_flags & 0x08)
     return n

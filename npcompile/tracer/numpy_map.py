@@ -32,6 +32,22 @@ def _object_table():
     return table
 
 
+@functools.lru_cache(maxsize=1)
+def _reverse_table():
+    """id(shim object) -> NumPy object, for shim objects that reach real Python."""
+    table = {id(shim_obj): np_obj for np_obj, shim_obj in _object_table().values()}
+    table.update({id(shim_module): __import__(name, fromlist=["_"])
+                  for name, shim_module in _MAPPED_MODULES.items()})
+    return table
+
+
+def to_numpy(value):
+    """The NumPy counterpart of a shim object (inverse of ``to_shim``), else ``value``."""
+    if isinstance(value, shim.dtype):
+        return value.np
+    return _reverse_table().get(id(value), value)
+
+
 def to_shim(value):
     """The shim counterpart of a NumPy object, or ``value`` itself if it has none."""
     if isinstance(value, types.ModuleType):

@@ -468,6 +468,7 @@ def _make_function(tracer, frame, inst):
         fn.__annotations__ = dict(zip(annotations[::2], annotations[1::2])) \
             if isinstance(annotations, tuple) else annotations
     tracer.keepalive.append(fn)
+    tracer.created_functions.add(id(fn))
     frame.push(fn)
 
 

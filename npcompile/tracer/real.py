@@ -1,0 +1,108 @@
+"""Running instructions for real at a graph break.
+
+The opcode handlers talk to a tracer through a few hooks (load_global, call, truth, ...).
+``RealRunner`` implements those hooks with plain Python semantics on real values, so the
+instruction a trace could not capture runs exactly as CPython would run it: NumPy is
+real NumPy, print prints, data-dependent branches look at the data.
+"""
+import builtins
+
+from .frame import NO_VALUE
+from .opcodes import HANDLERS
+
+_CALL_OPCODES = {"CALL", "CALL_FUNCTION_EX"}
+
+
+class RealRunner:
+    def __init__(self, frames, call_user_function):
+        self.frames = frames
+        self.call_user_function = call_user_function
+        self.internal_cells = set()
+        self.created_functions = set()
+        self.keepalive = []
+
+    # ---- the hooks the handlers use ---------------------------------------------------------
+    def load_global(self, frame, name):
+        if name in frame.globals:
+            return frame.globals[name]
+        try:
+            return getattr(builtins, name)
+        except AttributeError:
+            raise NameError(f"name '{name}' is not defined") from None
+
+    def store_global(self, frame, name, value):
+        frame.globals[name] = value
+
+    def load_cell(self, frame, name):
+        return frame.cells[name].cell_contents
+
+    def store_cell(self, frame, name, value):
+        frame.cells[name].cell_contents = value
+
+    def load_attr(self, obj, name):
+        return getattr(obj, name)
+
+    def store_attr(self, obj, name, value):
+        setattr(obj, name, value)
+
+    def truth(self, value):
+        return bool(value)
+
+    def iterate(self, value):
+        return value
+
+    def format(self, value, convert, spec):
+        return format(value if convert is None else convert(value), spec)
+
+    def apply(self, op, *operands):
+        return op(*operands)
+
+    def mutate(self, container, method, args):
+        return getattr(container, method)(*args)
+
+    def call(self, fn, args, kwargs):
+        return self.call_user_function(fn, args, kwargs)
+
+    call_now = call
+
+    def wrap_foreign(self, value):
+        return value
+
+    # ---- driving ------------------------------------------------------------------------------
+    def run_break(self):
+        """Run the instruction the trace stopped before. If it was a LOAD_METHOD, run on
+        through the call it starts, so the next trace begins with the call's result."""
+        frame = self.frames[-1]
+        depth = len(frame.stack)
+        if self._step(frame).opname == "LOAD_METHOD":
+            while not (self._step(frame).opname in _CALL_OPCODES and len(frame.stack) == depth):
+                pass
+
+    def _step(self, frame):
+        inst = frame.instructions[frame.ip]
+        frame.ip += 1
+        if inst.starts_line is not None:
+            frame.lineno = inst.starts_line
+        HANDLERS[inst.opname](self, frame, inst)
+        return inst
+
+    def finish_frames(self):
+        """Run every frame to its end for real (used when tracing cannot resume)."""
+        frames = self.frames
+        while True:
+            frame = frames[-1]
+            inst = frame.instructions[frame.ip]
+            if inst.opname == "RETURN_VALUE":
+                frame.ip += 1
+                value = frame.pop()
+                if frame.yielded is not None:
+                    value = iter(frame.yielded)
+                if frame.returns_instead is not NO_VALUE:
+                    value = frame.returns_instead
+                frames.pop()
+                if not frames:
+                    return value
+                frames[-1].push(value)
+                continue
+            self._step(frame)
+
