@@ -1,2 +1,760 @@
-"""(to be written)"""
-__all__ = []
+"""Reductions and accumulations (sum, mean, std, min, argmax, cumsum, any, the nan-
+variants, ...) with NumPy's result dtypes, axis rules, empty-array rules, NaN rules and
+``out=``/``where=``/``initial=`` handling.
+
+How values are computed, chosen from dtype metadata only:
+- integer and bool accumulations run in int64 and are cast back: wrap-around modulo
+  2**bits is the same whatever the width, so this is bit-exact for every integer
+  dtype, including uint16/32/64 that torch cannot reduce (uint64 travels as its bits);
+- min/max/argmin/argmax order uint64 through a sign-flipped int64 view and complex
+  numbers lexicographically (real part, then imaginary part), as NumPy does;
+- mean, var and std follow the steps of NumPy's own ``_methods`` (sum in the loop
+  dtype, store, divide in place), so ``out=`` of any dtype casts exactly as NumPy's.
+"""
+import builtins
+import math
+
+import numpy
+import torch
+
+from . import _dtypes
+from ._coerce import asarray, cast_tensor, check_python_int_fits
+from ._ndarray import ndarray
+from ._normalize import (ArrayLike, AxisLike, DTypeLike, OutArray, normalize_axis,
+                         normalize_axis_tuple, normalizer)
+
+__all__ = [
+    "sum", "prod", "mean", "std", "var", "min", "max", "amin", "amax", "argmin", "argmax",
+    "ptp", "cumsum", "cumprod", "cumulative_sum", "cumulative_prod", "any", "all",
+    "count_nonzero",
+    "nansum", "nanprod", "nanmean", "nanstd", "nanvar", "nanmin", "nanmax", "nanargmin",
+    "nanargmax", "nancumsum", "nancumprod",
+]
+
+_INT64_SIGN = -2**63
+_UFuncOutputCastingError = numpy._core._exceptions._UFuncOutputCastingError  # NumPy's class
+
+
+class _NoValue:
+    """Default of ``initial=``: for sum/prod, an explicit None means "no identity"."""
+
+    def __repr__(self):
+        return "<no value>"
+
+
+_NO_VALUE = _NoValue()
+
+
+# ---- dtypes --------------------------------------------------------------------------------
+def _is_integral(dt):
+    return dt.kind in "biu"
+
+
+def _is_inexact(dt):
+    return dt.kind in "fc"
+
+
+def _default_accumulator(dt):
+    """sum/prod/cumsum of bool and narrow ints widen to the default int (uint for uints)."""
+    if dt.kind == "b" or (dt.kind == "i" and dt.itemsize < 8):
+        return _dtypes.int64.dtype
+    if dt.kind == "u" and dt.itemsize < 8:
+        return _dtypes.uint64.dtype
+    return dt
+
+
+def _loop_dtype(input_dt, dtype, out):
+    """The dtype NumPy accumulates in: ``dtype=``, else out's dtype when the input
+    casts to it safely (float16 input into a float32 ``out`` sums in float32), else
+    the default accumulator."""
+    if dtype is not None:
+        return dtype
+    if out is not None and _dtypes.can_cast(input_dt, out.dtype, "safe"):
+        return out.dtype
+    return _default_accumulator(input_dt)
+
+
+def _from_torch(t):
+    return _dtypes.from_torch(t.dtype)
+
+
+# ---- exact integer arithmetic through int64 -------------------------------------------------
+def _int64_bits(t):
+    """An integer/bool tensor as int64 with the same value modulo 2**64."""
+    return t.view(torch.int64) if t.dtype == torch.uint64 else t.to(torch.int64)
+
+
+def _from_int64_bits(t, dt):
+    return t.view(torch.uint64) if dt.torch == torch.uint64 else t.to(dt.torch)
+
+
+def _exact(op, dt, *tensors):
+    """``op`` on tensors of dtype ``dt`` with NumPy's wrap-around for integers."""
+    if not _is_integral(dt):
+        return op(*tensors)
+    return _from_int64_bits(op(*(_int64_bits(t) for t in tensors)), dt)
+
+
+def _orderable(t):
+    """``t`` as a tensor torch can min/max/argmax in the same order, and the way back."""
+    if t.dtype == torch.bool:
+        return t.to(torch.uint8), lambda r: r.to(torch.bool)
+    if t.dtype in (torch.uint16, torch.uint32):
+        return t.to(torch.int64), lambda r: r.to(t.dtype)
+    if t.dtype == torch.uint64:
+        return t.view(torch.int64) ^ _INT64_SIGN, lambda r: (r ^ _INT64_SIGN).view(torch.uint64)
+    return t, lambda r: r
+
+
+# ---- axes, masks, results -------------------------------------------------------------------
+def _ufunc_axes(a, axis):
+    """Axes as NumPy's ufunc reductions read them: a 0-D array also accepts the int
+    axis 0 or -1 (and reduces nothing); tuples are checked strictly."""
+    if a.ndim == 0 and not isinstance(axis, tuple) and axis in (0, -1):
+        return ()
+    return normalize_axis_tuple(axis, a.ndim)
+
+
+def _statistic_axes(a, axis, mask):
+    """mean/var/std count items from the shape, so their axes are strict; with a
+    ``where=`` array NumPy counts with a sum instead and the ufunc rules apply."""
+    return normalize_axis_tuple(axis, a.ndim) if mask is None else _ufunc_axes(a, axis)
+
+
+def _single_axis(a, axis):
+    """cumsum/argmax-style ``axis``: one int or None (flattened); 0-D acts as 1-D."""
+    t = a._t.reshape(-1) if axis is None or a.ndim == 0 else a._t
+    return t, (0 if axis is None else normalize_axis(axis, t.ndim))
+
+
+def _keepdims(keepdims):
+    if keepdims is None:
+        raise TypeError("'NoneType' object cannot be interpreted as an integer")
+    return builtins.bool(keepdims)
+
+
+def _result_shape(shape, axes, keepdims):
+    if keepdims:
+        return tuple(1 if i in axes else n for i, n in enumerate(shape))
+    return tuple(n for i, n in enumerate(shape) if i not in axes)
+
+
+def _reduced_size(shape, axes):
+    return math.prod(shape[i] for i in axes)
+
+
+def _over(t, axes):
+    """(tensor, dims) for torch's reductions: torch reads ``dim=()`` as every dim,
+    NumPy as none, so an empty ``axes`` reduces over a new unit axis instead."""
+    return (t, axes) if axes else (t.unsqueeze(-1), (t.ndim,))
+
+
+def _to_last(t, axes):
+    """Move the reduced axes to the end, flattened into one dim in C order (the order
+    NumPy visits them, which decides which NaN or tie comes first)."""
+    kept = [i for i in range(t.ndim) if i not in axes]
+    t = t.permute(kept + list(axes))
+    return t.reshape(*t.shape[:len(kept)], _reduced_size(t.shape, range(len(kept), t.ndim)))
+
+
+def _where_mask(where, shape):
+    """``where=`` as a boolean tensor broadcast to ``shape``, or None for True."""
+    if where is True:
+        return None
+    mask = asarray(where)
+    if mask.dtype is not _dtypes.bool.dtype:
+        raise TypeError(f"Cannot cast array data from {mask.dtype!r} to dtype('bool') "
+                        "according to the rule 'safe'")
+    if not _broadcasts_to(mask.shape, shape):
+        raise ValueError(f"operands could not be broadcast together with shapes {shape} {mask.shape}")
+    return mask._t.expand(shape)
+
+
+def _broadcasts_to(src, dst):
+    return len(src) <= len(dst) and builtins.all(
+        s == 1 or s == d for s, d in zip(reversed(src), reversed(dst)))
+
+
+def _initial_tensor(initial, dt):
+    """``initial=`` in the loop dtype: Python ints must fit it (OverflowError), other
+    values cast unsafely, as NumPy converts them."""
+    check_python_int_fits(initial, dt)
+    return cast_tensor(asarray(initial)._t, dt)
+
+
+def _store(t, out):
+    """Cast ``t`` into ``out`` unsafely (reductions cast their output that way); the
+    shape must be the reduction's own, NumPy does not broadcast here."""
+    if out.shape != tuple(t.shape):
+        raise ValueError(f"output parameter for reduction has shape {out.shape}, "
+                         f"expected {tuple(t.shape)}")
+    out._t.copy_(cast_tensor(t, out.dtype))
+    return out
+
+
+def _deliver(t, out):
+    """A reduction's result: into ``out`` if given, else an array, or a NumPy scalar
+    when 0-D (NumPy returns scalars for 0-D reduction results, keepdims or not)."""
+    if out is not None:
+        return _store(t, out)
+    return ndarray._wrap(t, scalar=t.ndim == 0)
+
+
+def _shaped(t, shape, axes, keepdims):
+    """A keepdims=False reduction result reshaped for ``keepdims``."""
+    return t.reshape(_result_shape(shape, axes, True)) if keepdims else t
+
+
+# ---- sum and prod -----------------------------------------------------------------------------
+def _sum_tensor(t, axes, loop, mask=None):
+    """Sum over ``axes`` (keepdims=False) in dtype ``loop``; masked-out items count 0."""
+    x = cast_tensor(t, loop)
+    if mask is not None:
+        x = torch.where(mask, x, torch.zeros((), dtype=x.dtype))
+    return _exact(lambda v: torch.sum(*_over(v, axes)), loop, x)
+
+
+def _prod_tensor(t, axes, loop, mask=None):
+    x = cast_tensor(t, loop)
+    if mask is not None:
+        x = torch.where(mask, x, torch.ones((), dtype=x.dtype))
+    return _exact(lambda v: torch.prod(_to_last(v, axes), -1), loop, x)
+
+
+def _check_has_identity(name, mask, reduced_size):
+    """Reductions without an identity (min/max, or sum/prod with ``initial=None``)
+    refuse empty and masked reductions."""
+    if mask is not None:
+        raise ValueError(f"reduction operation '{name}' does not have an identity, so to use "
+                         "a where mask one has to specify 'initial'")
+    if reduced_size == 0:
+        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+
+
+def _sum_or_prod(a, axis, dtype, out, keepdims, initial, where, product):
+    axes = _ufunc_axes(a, axis)
+    keepdims = _keepdims(keepdims)
+    mask = _where_mask(where, a.shape)
+    if initial is None:
+        _check_has_identity("multiply" if product else "add", mask, _reduced_size(a.shape, axes))
+    loop = _loop_dtype(a.dtype, dtype, out)
+    r = (_prod_tensor if product else _sum_tensor)(a._t, axes, loop, mask)
+    if initial is not None and initial is not _NO_VALUE:
+        start = _initial_tensor(initial, loop)
+        r = _exact(torch.mul if product else torch.add, loop, r, start)
+    return _deliver(_shaped(r, a.shape, axes, keepdims), out)
+
+
+@normalizer
+def sum(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
+        keepdims=False, initial=_NO_VALUE, where=True):
+    return _sum_or_prod(a, axis, dtype, out, keepdims, initial, where, product=False)
+
+
+@normalizer
+def prod(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
+         keepdims=False, initial=_NO_VALUE, where=True):
+    return _sum_or_prod(a, axis, dtype, out, keepdims, initial, where, product=True)
+
+
+# ---- mean, var, std ------------------------------------------------------------------------
+def _count(shape, axes, mask):
+    """How many items each result element reduces (an int, or a tensor with where=)."""
+    if mask is None:
+        return _reduced_size(shape, axes)
+    return torch.sum(*_over(mask.to(torch.int64), axes))
+
+
+def _divide(t, count):
+    """NumPy's ``true_divide(t, count, out=t, casting='unsafe')``."""
+    dt = _from_torch(t)
+    quotient = t.to(torch.float64) / count if _is_integral(dt) else t / count
+    return cast_tensor(quotient, dt)
+
+
+def _divide_into(total, count, out):
+    """``sum(..., out=out)`` then ``true_divide(out, count, out=out)``, or the scalar/
+    array path without ``out``."""
+    if out is None:
+        return _divide(total, count)
+    _store(total, out)
+    count = count.reshape(out.shape) if isinstance(count, torch.Tensor) else count
+    out._t.copy_(_divide(out._t, count))
+    return out
+
+
+def _mean(a, axes, dtype, out, keepdims, mask):
+    half_precision = dtype is None and a.dtype is _dtypes.float16.dtype
+    if dtype is None and _is_integral(a.dtype):
+        dtype = _dtypes.float64.dtype
+    elif half_precision:
+        dtype = _dtypes.float32.dtype  # NumPy sums float16 in float32, then rounds back
+    loop = _loop_dtype(a.dtype, dtype, out)
+    total = _shaped(_sum_tensor(a._t, axes, loop, mask), a.shape, axes, keepdims)
+    count = _count(a.shape, axes, mask)
+    if isinstance(count, torch.Tensor):
+        count = count.reshape(total.shape)
+    result = _divide_into(total, count, out)
+    if out is not None:
+        return result
+    return _deliver(result.to(torch.float16) if half_precision else result, None)
+
+
+@normalizer
+def mean(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
+         keepdims=False, *, where=True):
+    mask = _where_mask(where, a.shape)
+    return _mean(a, _statistic_axes(a, axis, mask), dtype, out, _keepdims(keepdims), mask)
+
+
+def _ddof(ddof, correction):
+    if correction is not None:
+        if ddof != 0:
+            raise ValueError("ddof and correction can't be provided simultaneously.")
+        return correction
+    return ddof
+
+
+def _squared_magnitude(x, dt):
+    """|x|**2 in x's real dtype (integers wrap as NumPy's square does)."""
+    if dt.kind == "c":
+        return x.real * x.real + x.imag * x.imag
+    return _exact(torch.mul, dt, x, x)
+
+
+def _variance(a, axes, dtype, out, ddof, keepdims, mask, mean_):
+    """NumPy's ``_var``: mean (kept dims), squared deviations, their sum in the loop
+    dtype, divided by max(count - ddof, 0)."""
+    if dtype is None and _is_integral(a.dtype):
+        dtype = _dtypes.float64.dtype
+    count = _count(a.shape, axes, mask)
+    if mean_ is None:
+        kept = _result_shape(a.shape, axes, True)
+        total = _sum_tensor(a._t, axes, dtype or _default_accumulator(a.dtype), mask).reshape(kept)
+        center = ndarray._wrap(_divide(total, count.reshape(kept) if isinstance(count, torch.Tensor) else count))
+    else:
+        center = asarray(mean_)
+        if not _broadcasts_to(center.shape, a.shape):
+            raise ValueError(f"operands could not be broadcast together with shapes {a.shape} "
+                             f"{center.shape}")
+    deviation_dt = _dtypes.result_type(a, center if mean_ is None else mean_)
+    if deviation_dt.kind == "b":
+        raise TypeError("numpy boolean subtract, the `-` operator, is not supported")
+    deviation = _exact(torch.sub, deviation_dt, cast_tensor(a._t, deviation_dt),
+                       cast_tensor(center._t, deviation_dt))
+    squares = _squared_magnitude(deviation, deviation_dt)
+    loop = _loop_dtype(_from_torch(squares), dtype, out)
+    total = _shaped(_sum_tensor(squares, axes, loop, mask), a.shape, axes, keepdims)
+    if isinstance(count, torch.Tensor):
+        dof = torch.clamp(count - ddof, min=0).reshape(total.shape)
+    else:
+        dof = builtins.max(count - ddof, 0)
+    return _divide_into(total, dof, out)
+
+
+def _sqrt_result(variance, out):
+    """NumPy's std step: ``sqrt(var, out=var)`` for arrays (a TypeError when that
+    array is integral), ``type(var)(sqrt(var))`` for scalars."""
+    t = variance._t if isinstance(variance, ndarray) else variance
+    dt = _from_torch(t)
+    array_result = out is not None or t.ndim > 0
+    if _is_integral(dt):
+        if array_result:
+            sqrt_dt = numpy.sqrt(numpy.zeros(0, dt.np)).dtype
+            raise _UFuncOutputCastingError(numpy.sqrt, "same_kind", sqrt_dt, dt.np, 0)
+        return cast_tensor(torch.sqrt(t.to(torch.float64)), dt)
+    if out is not None:
+        out._t.copy_(torch.sqrt(out._t))
+        return out
+    return torch.sqrt(t)
+
+
+def _var_or_std(a, axis, dtype, out, ddof, keepdims, where, mean_, correction, root):
+    mask = _where_mask(where, a.shape)
+    axes = _statistic_axes(a, axis, mask)
+    result = _variance(a, axes, dtype, out, _ddof(ddof, correction), _keepdims(keepdims), mask, mean_)
+    if root:
+        result = _sqrt_result(result, out)
+    return result if out is not None else _deliver(result, None)
+
+
+@normalizer
+def var(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
+        ddof=0, keepdims=False, *, where=True, mean=None, correction=None):
+    return _var_or_std(a, axis, dtype, out, ddof, keepdims, where, mean, correction, root=False)
+
+
+@normalizer
+def std(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
+        ddof=0, keepdims=False, *, where=True, mean=None, correction=None):
+    return _var_or_std(a, axis, dtype, out, ddof, keepdims, where, mean, correction, root=True)
+
+
+# ---- min and max -----------------------------------------------------------------------------
+def _first_true(mask):
+    """Index of the first True along the last dim (0 when there is none)."""
+    return torch.argmax(mask.to(torch.uint8), -1)
+
+
+def _complex_extreme_index(x, largest, skip_nan):
+    """First index of the lexicographic max/min along the last dim. An item with a NaN
+    part wins at once (NumPy propagates the first NaN) unless ``skip_nan``."""
+    pick = torch.amax if largest else torch.amin
+    worst = -math.inf if largest else math.inf
+    re, im = x.real, x.imag
+    nan = torch.isnan(re) | torch.isnan(im)
+    best_re = pick(torch.where(nan, worst, re), -1, keepdim=True)
+    tie = ~nan & (re == best_re)
+    best_im = pick(torch.where(tie, im, worst), -1, keepdim=True)
+    hit = tie & (im == best_im)
+    if not skip_nan:
+        hit = torch.where(nan.any(-1, keepdim=True), nan, hit)
+    return _first_true(hit)
+
+
+def _extreme_index(x, largest):
+    """argmax/argmin along the last dim: first occurrence, the first NaN for floats."""
+    if x.is_complex():
+        return _complex_extreme_index(x, largest, skip_nan=False)
+    y, _ = _orderable(x)
+    return torch.argmax(y, -1) if largest else torch.argmin(y, -1)
+
+
+def _extreme_value(x, largest, skip_nan):
+    """max/min along the last dim (non-empty): NaN propagates, or is skipped (then an
+    all-NaN slice gives NaN, like NumPy's fmax/fmin)."""
+    if x.is_complex():
+        index = _complex_extreme_index(x, largest, skip_nan)
+        return x.gather(-1, index.unsqueeze(-1)).squeeze(-1)
+    if skip_nan and x.is_floating_point():
+        nan = torch.isnan(x)
+        filled = torch.where(nan, -math.inf if largest else math.inf, x)
+        value = torch.amax(filled, -1) if largest else torch.amin(filled, -1)
+        return torch.where(nan.all(-1), math.nan, value)
+    y, back = _orderable(x)
+    return back(torch.amax(y, -1) if largest else torch.amin(y, -1))
+
+
+def _extreme(a, axis, out, keepdims, initial, where, largest, skip_nan):
+    """max/min/nanmax/nanmin: ``initial`` takes part as the first item, masked-out
+    items are replaced by it; without it an empty or masked reduction is an error."""
+    name = ("fmax" if largest else "fmin") if skip_nan else ("maximum" if largest else "minimum")
+    axes = _ufunc_axes(a, axis)
+    keepdims = _keepdims(keepdims)
+    mask = _where_mask(where, a.shape)
+    t = a._t
+    if initial is None or initial is _NO_VALUE:
+        _check_has_identity(name, mask, _reduced_size(a.shape, axes))
+        x = _to_last(t, axes)
+    else:
+        start = _initial_tensor(initial, a.dtype)
+        if mask is not None:
+            t = torch.where(mask, t, start)
+        x = _to_last(t, axes)
+        x = torch.cat([start.expand(*x.shape[:-1], 1), x], -1)
+    return _deliver(_shaped(_extreme_value(x, largest, skip_nan), a.shape, axes, keepdims), out)
+
+
+@normalizer
+def max(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=False,
+        initial=None, where=True):
+    return _extreme(a, axis, out, keepdims, initial, where, largest=True, skip_nan=False)
+
+
+@normalizer
+def min(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=False,
+        initial=None, where=True):
+    return _extreme(a, axis, out, keepdims, initial, where, largest=False, skip_nan=False)
+
+
+amax = max
+amin = min
+
+
+@normalizer
+def nanmax(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=False,
+           initial=None, where=True):
+    return _extreme(a, axis, out, keepdims, initial, where, largest=True, skip_nan=True)
+
+
+@normalizer
+def nanmin(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=False,
+           initial=None, where=True):
+    return _extreme(a, axis, out, keepdims, initial, where, largest=False, skip_nan=True)
+
+
+@normalizer
+def ptp(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=False):
+    """``subtract(max(a, out=out), min(a), out)``: the max lands in ``out`` first and
+    the difference is taken in out's dtype (same_kind cast), as NumPy does."""
+    high = max(a, axis, out, keepdims)
+    low = min(a, axis, None, keepdims)
+    high_dt = out.dtype if out is not None else a.dtype
+    dt = _dtypes.result_type(high_dt, low.dtype) if out is not None else a.dtype
+    if dt.kind == "b":
+        raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
+                        "bitwise_xor, the `^` operator, or the logical_xor function instead.")
+    difference = _exact(torch.sub, dt, cast_tensor(high._t, dt), cast_tensor(low._t, dt))
+    if out is None:
+        return _deliver(difference, None)
+    if not _dtypes.can_cast(dt, out.dtype, "same_kind"):
+        raise _UFuncOutputCastingError(numpy.subtract, "same_kind", dt.np, out.dtype.np, 0)
+    return _store(difference, out)
+
+
+# ---- argmin and argmax -----------------------------------------------------------------------
+def _arg_extreme(a, axis, out, keepdims, largest):
+    t, ax = _single_axis(a, axis)
+    keepdims = _keepdims(keepdims)
+    if t.shape[ax] == 0:
+        raise ValueError(f"attempt to get {'argmax' if largest else 'argmin'} of an empty sequence")
+    index = _extreme_index(t.movedim(ax, -1), largest)
+    if keepdims:
+        index = index.reshape((1,) * a.ndim if axis is None else _result_shape(a.shape, (ax,), True))
+    if out is None:
+        return _deliver(index, None)
+    if out.shape != tuple(index.shape):
+        raise ValueError("output array does not match result of np.argmax.")
+    if not _dtypes.can_cast(out.dtype, _dtypes.intp.dtype, "safe"):
+        raise TypeError(f"Cannot cast array data from {out.dtype!r} to dtype('int64') "
+                        "according to the rule 'safe'")
+    return _store(index, out)
+
+
+@normalizer
+def argmax(a: ArrayLike, axis=None, out: OutArray = None, *, keepdims=False):
+    return _arg_extreme(a, axis, out, keepdims, largest=True)
+
+
+@normalizer
+def argmin(a: ArrayLike, axis=None, out: OutArray = None, *, keepdims=False):
+    return _arg_extreme(a, axis, out, keepdims, largest=False)
+
+
+def _nan_replaced(a, value):
+    """``a`` with NaNs (a NaN part, for complex) replaced by ``value``; other dtypes as is."""
+    if not _is_inexact(a.dtype):
+        return a
+    return ndarray._wrap(torch.where(_nan_mask(a._t), value, a._t))
+
+
+def _nan_mask(t):
+    return torch.isnan(t) if not t.is_complex() else torch.isnan(t.real) | torch.isnan(t.imag)
+
+
+def _nan_arg_extreme(a, axis, out, keepdims, largest):
+    """NumPy's nanargmax: NaNs become -inf (nanargmin: +inf); a slice of only NaNs is a
+    ValueError, which needs the values (a data-dependent check by nature)."""
+    if _is_inexact(a.dtype) and a.size:
+        all_nan = torch.all(*_over(_nan_mask(a._t), _ufunc_axes(a, axis)))
+        if builtins.bool(all_nan.any()):
+            raise ValueError("All-NaN slice encountered")
+    filled = _nan_replaced(a, -math.inf if largest else math.inf)
+    return _arg_extreme(filled, axis, out, keepdims, largest)
+
+
+@normalizer
+def nanargmax(a: ArrayLike, axis=None, out: OutArray = None, *, keepdims=False):
+    return _nan_arg_extreme(a, axis, out, keepdims, largest=True)
+
+
+@normalizer
+def nanargmin(a: ArrayLike, axis=None, out: OutArray = None, *, keepdims=False):
+    return _nan_arg_extreme(a, axis, out, keepdims, largest=False)
+
+
+# ---- any, all, count_nonzero -----------------------------------------------------------------
+def _truth(a, axis, out, keepdims, where, every):
+    axes = _ufunc_axes(a, axis)
+    mask = _where_mask(where, a.shape)
+    truth = a._t != 0
+    if mask is not None:
+        truth = torch.where(mask, truth, every)  # masked-out items are the identity
+    r = (torch.all if every else torch.any)(*_over(truth, axes))
+    return _deliver(_shaped(r, a.shape, axes, _keepdims(keepdims)), out)
+
+
+@normalizer
+def any(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=False, *, where=True):
+    return _truth(a, axis, out, keepdims, where, every=False)
+
+
+@normalizer
+def all(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=False, *, where=True):
+    return _truth(a, axis, out, keepdims, where, every=True)
+
+
+@normalizer
+def count_nonzero(a: ArrayLike, axis: AxisLike = None, *, keepdims=False):
+    axes = _ufunc_axes(a, axis)
+    r = torch.sum(*_over((a._t != 0).to(torch.int64), axes))
+    return _deliver(_shaped(r, a.shape, axes, _keepdims(keepdims)), None)
+
+
+# ---- cumulative sums and products ------------------------------------------------------------
+def _accumulate(t, ax, input_dt, dtype, out, product, include_initial=False):
+    """cumsum/cumprod of ``t`` along ``ax`` in the loop dtype, into ``out`` if given."""
+    loop = _loop_dtype(input_dt, dtype, out)
+    op = torch.cumprod if product else torch.cumsum
+    r = _exact(lambda v: op(v, ax), loop, cast_tensor(t, loop))
+    if include_initial:
+        shape = list(r.shape)
+        shape[ax] = 1
+        identity = (torch.ones if product else torch.zeros)(shape, dtype=r.dtype)
+        r = torch.cat([identity, r], ax)
+    if out is None:
+        return ndarray._wrap(r)
+    if out.shape != tuple(r.shape):
+        raise ValueError("provided out is the wrong size for the accumulation.")
+    out._t.copy_(cast_tensor(r, out.dtype))
+    return out
+
+
+@normalizer
+def cumsum(a: ArrayLike, axis=None, dtype: DTypeLike = None, out: OutArray = None):
+    t, ax = _single_axis(a, axis)
+    return _accumulate(t, ax, a.dtype, dtype, out, product=False)
+
+
+@normalizer
+def cumprod(a: ArrayLike, axis=None, dtype: DTypeLike = None, out: OutArray = None):
+    t, ax = _single_axis(a, axis)
+    return _accumulate(t, ax, a.dtype, dtype, out, product=True)
+
+
+def _cumulative(x, axis, dtype, out, include_initial, product):
+    """NumPy 2's array-API cumulative_sum/prod: ``axis`` is required above 1-D."""
+    if axis is None:
+        if x.ndim > 1:
+            raise ValueError("For arrays which have more than one dimension ``axis`` argument "
+                             "is required.")
+        axis = 0
+    if isinstance(axis, tuple):
+        if len(axis) != 1:
+            raise ValueError("accumulate does not allow multiple axes")
+        if include_initial:  # NumPy indexes a list with the tuple there
+            raise TypeError("list indices must be integers or slices, not tuple")
+        axis = axis[0]
+    t = x._t.reshape(-1) if x.ndim == 0 else x._t
+    return _accumulate(t, normalize_axis(axis, t.ndim), x.dtype, dtype, out, product,
+                       include_initial=include_initial)
+
+
+@normalizer
+def cumulative_sum(x: ArrayLike, /, *, axis: AxisLike = None, dtype: DTypeLike = None,
+                   out: OutArray = None, include_initial=False):
+    return _cumulative(x, axis, dtype, out, include_initial, product=False)
+
+
+@normalizer
+def cumulative_prod(x: ArrayLike, /, *, axis: AxisLike = None, dtype: DTypeLike = None,
+                    out: OutArray = None, include_initial=False):
+    return _cumulative(x, axis, dtype, out, include_initial, product=True)
+
+
+@normalizer
+def nancumsum(a: ArrayLike, axis=None, dtype: DTypeLike = None, out: OutArray = None):
+    return cumsum(_nan_replaced(a, 0), axis, dtype, out)
+
+
+@normalizer
+def nancumprod(a: ArrayLike, axis=None, dtype: DTypeLike = None, out: OutArray = None):
+    return cumprod(_nan_replaced(a, 1), axis, dtype, out)
+
+
+# ---- nan-ignoring sum, prod, mean, var, std --------------------------------------------------
+@normalizer
+def nansum(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
+           keepdims=False, initial=_NO_VALUE, where=True):
+    return sum(_nan_replaced(a, 0), axis, dtype, out, keepdims, initial, where)
+
+
+@normalizer
+def nanprod(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
+            keepdims=False, initial=_NO_VALUE, where=True):
+    return prod(_nan_replaced(a, 1), axis, dtype, out, keepdims, initial, where)
+
+
+def _check_inexact(dtype, out):
+    if dtype is not None and not _is_inexact(dtype):
+        raise TypeError("If a is inexact, then dtype must be inexact")
+    if out is not None and not _is_inexact(out.dtype):
+        raise TypeError("If a is inexact, then out must be inexact")
+
+
+def _valid_count(a, axes, mask):
+    """Non-NaN items per result element (where= respected), keepdims=False."""
+    valid = ~_nan_mask(a._t)
+    if mask is not None:
+        valid = valid & mask
+    return torch.sum(*_over(valid.to(torch.int64), axes))
+
+
+@normalizer
+def nanmean(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
+            keepdims=False, *, where=True):
+    """NumPy's nanmean: NaNs summed as 0 in the input's own dtype (float16 stays
+    float16), divided by the count of non-NaNs (0/0 = NaN for all-NaN slices)."""
+    if not _is_inexact(a.dtype):
+        return mean(a, axis, dtype, out, keepdims, where=where)
+    _check_inexact(dtype, out)
+    axes = _ufunc_axes(a, axis)
+    keepdims = _keepdims(keepdims)
+    mask = _where_mask(where, a.shape)
+    loop = _loop_dtype(a.dtype, dtype, out)
+    total = _shaped(_sum_tensor(_nan_replaced(a, 0)._t, axes, loop, mask), a.shape, axes, keepdims)
+    count = _valid_count(a, axes, mask).reshape(total.shape)
+    result = _divide_into(total, count, out)
+    return result if out is not None else _deliver(result, None)
+
+
+def _nan_variance(a, axis, dtype, out, ddof, keepdims, where, mean_, correction):
+    """NumPy's nanvar: NaN deviations count 0, divided by (non-NaN count - ddof), and
+    NaN wherever that is <= 0."""
+    _check_inexact(dtype, out)
+    ddof = _ddof(ddof, correction)
+    axes = _ufunc_axes(a, axis)
+    keepdims = _keepdims(keepdims)
+    mask = _where_mask(where, a.shape)
+    nan = _nan_mask(a._t)
+    zeroed = torch.where(nan, 0, a._t)
+    count = _valid_count(a, axes, mask)
+    kept = _result_shape(a.shape, axes, True)
+    if mean_ is None:
+        total = _sum_tensor(zeroed, axes, dtype or a.dtype, mask)
+        center = _divide(total, count).reshape(kept)
+    else:
+        center = asarray(mean_)._t
+    deviation = torch.where(nan, 0, zeroed - cast_tensor(center, a.dtype))
+    squares = _squared_magnitude(deviation, a.dtype)
+    loop = _loop_dtype(_from_torch(squares), dtype, out)
+    total = _shaped(_sum_tensor(squares, axes, loop, mask), a.shape, axes, keepdims)
+    dof = (count - ddof).reshape(total.shape)
+    if out is None:
+        return torch.where(dof <= 0, math.nan, _divide(total, dof))
+    _divide_into(total, dof, out)
+    out._t.copy_(torch.where(dof <= 0, math.nan, out._t))
+    return out
+
+
+def _nan_var_or_std(a, axis, dtype, out, ddof, keepdims, where, mean_, correction, root):
+    if not _is_inexact(a.dtype):
+        function = std if root else var
+        return function(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean_,
+                        correction=correction)
+    result = _nan_variance(a, axis, dtype, out, ddof, keepdims, where, mean_, correction)
+    if root:
+        result = _sqrt_result(result, out)
+    return result if out is not None else _deliver(result, None)
+
+
+@normalizer
+def nanvar(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
+           ddof=0, keepdims=False, *, where=True, mean=None, correction=None):
+    return _nan_var_or_std(a, axis, dtype, out, ddof, keepdims, where, mean, correction, root=False)
+
+
+@normalizer
+def nanstd(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
+           ddof=0, keepdims=False, *, where=True, mean=None, correction=None):
+    return _nan_var_or_std(a, axis, dtype, out, ddof, keepdims, where, mean, correction, root=True)
