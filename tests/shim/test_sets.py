@@ -45,6 +45,10 @@ def test_unique_axis(dtype, data, return_index, return_inverse, return_counts):
     (numpy.array([3, 1, 3]), {"axis": 1}), (numpy.array(3), {"axis": 0}),
     (numpy.array([3, 1, 3]), {"axis": -1, "return_inverse": True}),
     (numpy.array([[1, 0], [1, 0], [0, 1]], numpy.uint64) * (2**63 + 1), {"axis": 0, "return_counts": True}),
+    (numpy.array([[2, numpy.nan], [2, -numpy.inf], [numpy.nan, numpy.inf], [-numpy.inf, 3], [numpy.nan, 1]],
+                 numpy.float16), {"axis": 0, "return_index": True}),
+    (numpy.array([[2, numpy.nan], [2, -numpy.inf], [numpy.nan, numpy.inf], [-numpy.inf, 3], [numpy.nan, 1]],
+                 numpy.float32), {"axis": 0, "return_index": True}),
 ])
 def test_unique_edges(a, kwargs):
     check(lambda xp: xp.unique(a, **kwargs))
@@ -154,3 +158,19 @@ def test_set_function_edges(fn):
 
 def test_in1d_absent_as_in_numpy():
     assert not hasattr(numpy, "in1d") and not hasattr(shim, "in1d")
+
+
+def test_traces_with_symbolic_sizes():
+    import torch
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def program(x):
+        values, inverse, counts = shim.unique(shim.asarray(x), return_inverse=True, return_counts=True)
+        return values._t, inverse._t, counts._t, shim.isin(shim.asarray(x), shim.asarray(x[:2]))._t
+
+    traced = make_fx(program, tracing_mode="symbolic")(torch.tensor([3.0, numpy.nan, 1.0, 3.0]))
+    x = numpy.array([5.0, numpy.nan, 4, numpy.nan, 1, 4])
+    got = [t.numpy() for t in traced(torch.from_numpy(x))]
+    expected = numpy.unique(x, return_inverse=True, return_counts=True) + (numpy.isin(x, x[:2]),)
+    for e, g in zip(expected, got):
+        assert_same(e, g)

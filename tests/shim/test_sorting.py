@@ -281,3 +281,24 @@ def test_sort_non_arrays_and_zero_dim(obj):
 
 def test_msort_and_in1d_absent_as_in_numpy():
     assert not hasattr(numpy, "msort") and not hasattr(shim, "msort")
+
+
+def test_traces_with_symbolic_sizes():
+    """The same code runs under make_fx with dynamic sizes: nothing is baked in."""
+    import torch
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def program(x, v):
+        a = shim.asarray(x)
+        s = shim.sort(a)
+        return (shim.argsort(a, kind="stable")._t, shim.searchsorted(s, shim.asarray(v), side="right")._t,
+                shim.lexsort((a, s))._t, shim.sort(shim.asarray(x.to(torch.complex128)))._t)
+
+    traced = make_fx(program, tracing_mode="symbolic")(torch.tensor([3.0, numpy.nan, 1.0, 2.0]),
+                                                      torch.tensor([2.0, numpy.nan]))
+    x, v = numpy.array([5.0, 4, numpy.nan, 3, 1, 1]), numpy.array([1.0, numpy.nan, 4.5])
+    got = [t.numpy() for t in traced(torch.from_numpy(x), torch.from_numpy(v))]
+    assert_same(numpy.argsort(x, kind="stable"), got[0])
+    assert_same(numpy.searchsorted(numpy.sort(x), v, side="right"), got[1])
+    assert_same(numpy.lexsort((x, numpy.sort(x))), got[2])
+    assert_same(numpy.sort(x.astype(complex)), got[3])
