@@ -109,10 +109,10 @@ def _sorted_values(t, dim):
 
 
 @normalizer
-def sort(a: ArrayLike, axis=-1, kind=None, order=None, *, stable=None):
+def sort(a: ArrayLike, axis: AxisLike = -1, kind=None, order=None, *, stable=None):
     _check_sort_kind(kind, stable)
     _check_order(order)
-    t, dim = _flat_or_axis(a, operator.index(axis) if axis is not None else None)
+    t, dim = _flat_or_axis(a, axis)
     return ndarray._wrap(_sorted_values(t, dim))
 
 
@@ -122,32 +122,30 @@ def _as_at_least_1d(a):
 
 
 @normalizer
-def argsort(a: ArrayLike, axis=-1, kind=None, order=None, *, stable=None):
+def argsort(a: ArrayLike, axis: AxisLike = -1, kind=None, order=None, *, stable=None):
     _check_sort_kind(kind, stable)
     _check_order(order)
-    t, dim = _flat_or_axis(_as_at_least_1d(a), operator.index(axis) if axis is not None else None)
+    t, dim = _flat_or_axis(_as_at_least_1d(a), axis)
     return ndarray._wrap(stable_argsort(t, dim))
 
 
 def _check_kth(kth, length, size):
     """NumPy's kth validation: integers (not bools) in [-length, length), the bounds
     only checked for a non-empty array."""
-    if isinstance(kth, ndarray):
+    if isinstance(kth, (ndarray, numpy.ndarray)):
         kth = kth.tolist()
-    elif isinstance(kth, numpy.ndarray):
-        kth = kth.tolist() if kth.dtype.kind in "biu" else [0.5]
-    if isinstance(kth, (bool, numpy.bool_)) or (isinstance(kth, list) and any(isinstance(k, bool) for k in kth)):
+    items = kth if isinstance(kth, (list, tuple)) else [kth]
+    if any(isinstance(k, (bool, numpy.bool_)) for k in items):
         raise ValueError("Booleans unacceptable as partition index")
-    values = kth if isinstance(kth, (list, tuple)) else [kth]
-    if not values or any(isinstance(k, (list, tuple)) for k in values):
-        if values:
-            raise ValueError("setting an array element with a sequence. The requested array "
-                             "would exceed the maximum number of dimension of 1.")
-        raise TypeError("Partition index must be integer")
+    if any(isinstance(k, (list, tuple)) for k in items):
+        raise ValueError("setting an array element with a sequence. The requested array "
+                         "would exceed the maximum number of dimension of 1.")
     try:
-        values = [operator.index(k) for k in values]
+        values = [operator.index(k) for k in items]
     except TypeError:
-        raise TypeError("Partition index must be integer") from None
+        values = []
+    if not values:
+        raise TypeError("Partition index must be integer")
     for k in values:
         if size and not -length <= k < length:
             raise ValueError(f"kth(={k if k >= 0 else k + length}) out of bounds ({length})")
@@ -160,17 +158,17 @@ def _check_select_kind(kind, order):
 
 
 @normalizer
-def partition(a: ArrayLike, kth, axis=-1, kind="introselect", order=None):
+def partition(a: ArrayLike, kth, axis: AxisLike = -1, kind="introselect", order=None):
     _check_select_kind(kind, order)
-    t, dim = _flat_or_axis(a, operator.index(axis) if axis is not None else None)
+    t, dim = _flat_or_axis(a, axis)
     _check_kth(kth, t.shape[dim], t.numel())
     return ndarray._wrap(_sorted_values(t, dim))
 
 
 @normalizer
-def argpartition(a: ArrayLike, kth, axis=-1, kind="introselect", order=None):
+def argpartition(a: ArrayLike, kth, axis: AxisLike = -1, kind="introselect", order=None):
     _check_select_kind(kind, order)
-    t, dim = _flat_or_axis(_as_at_least_1d(a), operator.index(axis) if axis is not None else None)
+    t, dim = _flat_or_axis(_as_at_least_1d(a), axis)
     _check_kth(kth, t.shape[dim], t.numel())
     return ndarray._wrap(stable_argsort(t, dim))
 
