@@ -8,6 +8,10 @@
 """
 from . import config
 from .api import jit
+from .controls import (allow_in_graph, disable, disallow_in_graph, error_on_graph_break, graph_break,
+                       nonstrict_trace)
+from .diagnostics import explain, set_logs
 from .errors import Unsupported
 
-__all__ = ["jit", "config", "Unsupported"]
+__all__ = ["jit", "config", "Unsupported", "graph_break", "error_on_graph_break", "disable",
+           "allow_in_graph", "disallow_in_graph", "nonstrict_trace", "explain", "set_logs"]

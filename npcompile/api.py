@@ -1,5 +1,6 @@
 """The public entry point: ``npcompile.jit``."""
 import functools
+import types
 
 from .runtime import JitFunction
 
@@ -15,6 +16,8 @@ def jit(fn=None, *, fullgraph=False, backend="inductor", dynamic=None, device=No
         return functools.partial(jit, **settings)
     if isinstance(fn, JitFunction):
         fn = fn.fn
+    if isinstance(fn, types.MethodType):  # jit(obj.method): compile the function, keep the binding
+        return types.MethodType(jit(fn.__func__, **settings), fn.__self__)
     if not hasattr(fn, "__code__"):
         raise TypeError(f"npcompile.jit expects a Python function, got {type(fn).__name__}")
     return functools.update_wrapper(JitFunction(fn, **settings), fn, updated=())

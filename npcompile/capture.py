@@ -85,7 +85,7 @@ def initial_inputs(roots):
     return found
 
 
-def capture(fn, bound_args, arg_names, resume_frames=None):
+def capture(fn, bound_args, arg_names, resume_frames=None, fullgraph=False):
     """Trace ``fn`` (from its entry, or from ``resume_frames``) into a graph. Tracing
     restarts whenever it declares a new input; at a resumable graph break it traces again
     and stops just before the breaking instruction, so the segment ends there. Raises
@@ -96,7 +96,7 @@ def capture(fn, bound_args, arg_names, resume_frames=None):
     stop_at, first_break = None, None
     start = time.perf_counter()
     while True:
-        tracer = Tracer(fn, bound_args, inputs, resume_frames, stop_at)
+        tracer = Tracer(fn, bound_args, inputs, resume_frames, stop_at, fullgraph)
         fake_mode = FakeTensorMode(shape_env=ShapeEnv(), allow_non_fake_inputs=True)
         fake_inputs = [_fake(fake_mode, as_tensor(inp.example)) for inp in inputs]
         plan_box = []
@@ -113,7 +113,7 @@ def capture(fn, bound_args, arg_names, resume_frames=None):
         except RestartTrace:
             continue
         except GraphBreak as brk:
-            if stop_at is None and brk.resumable:
+            if stop_at is None and brk.resumable and not brk.fatal:
                 stop_at, first_break = brk.step, brk
                 continue
             brk.tracer_guards = tracer.guards

@@ -16,4 +16,4 @@ unroll_budget = 2000
 inline_depth_limit = 64
 
 #: Logging switches, also set by NPCOMPILE_LOGS=graph_breaks,recompiles,...
-log_switches = {name for name in os.environ.get("NPCOMPILE_LOGS", "").split(",") if name}
+log_switches = {name.strip() for name in os.environ.get("NPCOMPILE_LOGS", "").split(",") if name.strip()}

@@ -19,6 +19,7 @@ class GraphBreak(Exception):
         self.stack = list(stack or [])
         self.step = None        # instructions the trace ran before this one
         self.resumable = False  # real Python can take over from the state before it
+        self.fatal = False      # fullgraph or error_on_graph_break(True): an error, not a break
 
     def user_message(self):
         """The reason, where it happened (innermost frame last) and what to do."""

@@ -91,7 +91,7 @@ class _Encoder:
             return "NULL" if value is NULL else "NO_VALUE"
         if isinstance(value, (bool, int, str, bytes, type(None), type(Ellipsis))):
             return repr(value)
-        if isinstance(value, (float, complex, slice, range)):
+        if isinstance(value, (float, complex, slice, range, numpy.generic)):
             return p.const(value)
         if isinstance(value, tuple):
             items = [self(v) for v in value]
@@ -144,7 +144,8 @@ class _Encoder:
         cells = "{" + ", ".join(f"{k!r}: {self.cell(c)}" for k, c in f.cells.items()) + "}"
         yielded = "None" if f.yielded is None else self(f.yielded)
         return (f"_frame({function}, {self.p.const(f.code)}, {f.ip}, {f.lineno}, {locals_}, {stack}, "
-                f"{cells}, {self(f.kw_names)}, {yielded}, {self(f.returns_instead)})")
+                f"{cells}, {self(f.kw_names)}, {yielded}, {self(f.returns_instead)}, "
+                f"{f.error_on_graph_break}, {f.fullgraph})")
 
 
 def plan(result, tracer):
@@ -208,10 +209,12 @@ def _rebuild(fn, args, state):
     return it
 
 
-def _frame(function, code, ip, lineno, locals_, stack, cells, kw_names, yielded, returns_instead):
+def _frame(function, code, ip, lineno, locals_, stack, cells, kw_names, yielded, returns_instead,
+           error_on_graph_break, fullgraph):
     frame = Frame(code, function.__globals__, function, locals_)
     frame.ip, frame.lineno, frame.stack, frame.cells = ip, lineno, stack, cells
     frame.kw_names, frame.yielded, frame.returns_instead = kw_names, yielded, returns_instead
+    frame.error_on_graph_break, frame.fullgraph = error_on_graph_break, fullgraph
     return frame
 
 

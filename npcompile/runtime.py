@@ -9,23 +9,20 @@ extractor, the compiled callable and one generated output finisher.
 """
 import inspect
 import linecache
-import logging
 import time
 import types
 import warnings
 
 import torch
 
-from . import config
+from . import config, diagnostics
 from .backends import resolve
 from .capture import capture
 from .errors import GraphBreak, Unsupported
 from .outputs import Resume
-from .tracer.interpreter import arg_count
+from .tracer.frame import Frame
+from .tracer.interpreter import bind_arguments, arg_count, is_user_function
 from .tracer.real import RealRunner
-
-log = logging.getLogger("npcompile")
-
 
 class BreakRecord:
     """One place where tracing stopped, for explain() and the logs."""
@@ -105,6 +102,7 @@ class JitFunction:
         self._argcount = code.co_argcount
         self._signature = inspect.signature(fn)
         self._limit_warned = False
+        self._callees = {}           # user functions called at breaks, compiled in turn
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else types.MethodType(self, obj)
@@ -130,7 +128,7 @@ class JitFunction:
         return result
 
     def _resume(self, frames):
-        runner = RealRunner(frames, _call_natively)
+        runner = RealRunner(frames, self._call_at_break)
         runner.run_break()
         key = tuple((f.code, f.ip) for f in frames)
         entries = self.resume_entries.setdefault(key, [])
@@ -158,16 +156,16 @@ class JitFunction:
     def _record_break(self, brk):
         record = BreakRecord(brk)
         self.breaks.append(record)
-        if "graph_breaks" in config.log_switches:
-            log.warning("graph break: %s", record.message)
+        diagnostics.log_once("graph_breaks", (record.filename, record.lineno, record.reason),
+                             "graph break in %s: %s", self.fn.__qualname__, record.message)
         return record
 
     def _compile(self, L, resume_frames):
         globals_dict, closure = self.fn.__globals__, self.fn.__closure__
         try:
-            cap = capture(self.fn, L, self._arg_names, resume_frames)
+            cap = capture(self.fn, L, self._arg_names, resume_frames, self.fullgraph)
         except GraphBreak as brk:
-            if self.fullgraph:
+            if brk.fatal or self.fullgraph:
                 raise Unsupported(brk.user_message()) from None
             return FallbackEntry(brk.tracer_guards.compile(globals_dict, closure), self._record_break(brk))
         except Exception as exc:
@@ -175,8 +173,6 @@ class JitFunction:
                 raise
             brk = GraphBreak(f"tracing raised {type(exc).__name__}: {exc}")
             return FallbackEntry(exc.tracer_guards.compile(globals_dict, closure), self._record_break(brk))
-        if cap.ends_in_break is not None and self.fullgraph:
-            raise Unsupported(cap.ends_in_break.user_message())
         record = self._record_break(cap.ends_in_break) if cap.ends_in_break is not None else None
         start = time.perf_counter()
         guard = cap.guards.compile(globals_dict, closure)
@@ -190,6 +186,18 @@ class JitFunction:
         return CompiledEntry(guard, extract, compiled, finish, cap, times, record)
 
 
-def _call_natively(fn, args, kwargs):
-    """A call made at a graph break runs as written."""
-    return fn(*args, **kwargs)
+    def _call_at_break(self, fn, args, kwargs):
+        """A call made for real at a graph break. A user function is itself compiled (as
+        a frame hook would do); a ``disable(recursive=False)`` function runs its own
+        frame for real while the functions it calls are compiled."""
+        mode = getattr(fn, "_npcompile_disable", None)
+        if mode == "frame":
+            inner = fn._npcompile_original
+            frames = [Frame(inner.__code__, inner.__globals__, inner, bind_arguments(inner, args, kwargs))]
+            return RealRunner(frames, self._call_at_break).finish_frames()
+        if mode is None and is_user_function(fn):
+            compiled = self._callees.get(fn)
+            if compiled is None:
+                compiled = self._callees[fn] = JitFunction(fn, backend=self.backend)
+            return compiled(*args, **kwargs)
+        return fn(*args, **kwargs)

@@ -406,16 +406,21 @@ for _name in ["reshape", "transpose"]:
     setattr(ndarray, _name, _varargs_method(_name))
 
 
-def _in_place(name):
-    """``a.sort()``/``a.partition(k)`` reorder ``a`` itself and return None."""
-    def method(self, *args, **kwargs):
-        self._t.copy_(_shim(name)(self, *args, **kwargs)._t)
-    method.__name__ = name
-    return method
+def _sort(self, axis=-1, kind=None, order=None, *, stable=None):
+    """``a.sort()`` reorders ``a`` itself (a flattening axis=None is refused, as NumPy)."""
+    if axis is None:
+        raise TypeError("'NoneType' object cannot be interpreted as an integer")
+    self._t.copy_(_shim("sort")(self, axis, kind, order, stable=stable)._t)
 
 
-ndarray.sort = _in_place("sort")
-ndarray.partition = _in_place("partition")
+def _partition(self, kth, axis=-1, kind="introselect", order=None):
+    if axis is None:
+        raise TypeError("'NoneType' object cannot be interpreted as an integer")
+    self._t.copy_(_shim("partition")(self, kth, axis, kind, order)._t)
+
+
+ndarray.sort = _sort
+ndarray.partition = _partition
 
 
 def _flatten(self, order="C"):

@@ -32,7 +32,8 @@ def instructions_of(code):
 
 class Frame:
     __slots__ = ("code", "instructions", "index_of", "locals", "cells", "stack", "ip",
-                 "globals", "function", "kw_names", "yielded", "lineno", "returns_instead")
+                 "globals", "function", "kw_names", "yielded", "lineno", "returns_instead",
+                 "error_on_graph_break", "fullgraph")
 
     def __init__(self, code, globals_, function, local_values):
         self.code = code
@@ -47,6 +48,8 @@ class Frame:
         self.yielded = [] if code.co_flags & 0x20 else None   # CO_GENERATOR: collect yields
         self.lineno = code.co_firstlineno
         self.returns_instead = NO_VALUE
+        self.error_on_graph_break = False
+        self.fullgraph = False
 
     def jump(self, offset):
         self.ip = self.index_of[offset]

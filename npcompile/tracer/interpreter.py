@@ -17,7 +17,7 @@ import torch
 import torch_numpy_shim as shim
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
-from .. import config
+from .. import config, controls
 from ..errors import GraphBreak, RestartTrace
 from . import numpy_map, sources
 from .frame import INLINED, NO_VALUE, NULL, Frame
@@ -26,7 +26,8 @@ from .opcodes import HANDLERS
 
 _STDLIB_DIRS = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
 _CONSTANT_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), range, slice)
-_PURE_MODULES = {"math", "cmath", "operator", "itertools", "builtins", "_operator", "functools"}
+_PURE_MODULES = {"math", "cmath", "operator", "itertools", "builtins", "_operator", "functools",
+                 "_functools"}
 _PURE_BUILTINS = {getattr(builtins, n) for n in (
     "abs", "all", "any", "bool", "callable", "complex", "dict", "divmod", "enumerate", "float",
     "frozenset", "hasattr", "hash", "int", "isinstance", "issubclass", "iter", "len", "list",
@@ -95,8 +96,9 @@ class Tracer:
     """One trace of one function call. ``inputs`` persists across restarts (a restart
     happens when tracing discovers an array that is not yet a declared graph input)."""
 
-    def __init__(self, fn, bound_args, inputs, resume_frames=None, stop_at=None):
+    def __init__(self, fn, bound_args, inputs, resume_frames=None, stop_at=None, fullgraph=False):
         self.fn = fn
+        self.fullgraph = fullgraph
         self.bound_args = bound_args
         self.resume_frames = resume_frames    # real frames to continue from (None: a call)
         self.stop_at = stop_at                # suspend before this many instructions ran
@@ -143,6 +145,9 @@ class Tracer:
         fn = self.lift(real.function, sources.attribute(base, "function"))
         frame = Frame(real.code, real.globals, fn, {})
         frame.ip, frame.lineno, frame.kw_names = real.ip, real.lineno, real.kw_names
+        frame.error_on_graph_break, frame.fullgraph = real.error_on_graph_break, real.fullgraph
+        self.guards.add(f"L[{k}].error_on_graph_break is {real.error_on_graph_break}",
+                        f"error_on_graph_break is {real.error_on_graph_break} in frame {k}")
         self.guards.add(f"L[{k}].code is {self.guards.const(real.code)}", f"frame {k} runs {real.code.co_name}")
         for name, value in real.locals.items():
             frame.locals[name] = self.lift(value, sources.item(sources.attribute(base, "locals"), name))
@@ -160,14 +165,21 @@ class Tracer:
             frame.returns_instead = self.lift(real.returns_instead, sources.attribute(base, "returns_instead"))
         return frame
 
-    def push_frame(self, fn, local_values, returns_instead=NO_VALUE):
+    def push_frame(self, fn, local_values, returns_instead=NO_VALUE, error_on_graph_break=None,
+                   fullgraph=False):
         """Start executing ``fn``; its return value goes to the caller's stack (or
-        ``returns_instead``: an inlined constructor gives the new object)."""
+        ``returns_instead``: an inlined constructor gives the new object). The frame
+        inherits its caller's graph-break policy unless told otherwise; fullgraph is
+        sticky (it cannot be switched off in callees)."""
         if len(self.frames) >= config.inline_depth_limit:
             raise GraphBreak("inlining went deeper than config.inline_depth_limit",
                              "recursion cannot be captured; mark the function npcompile.disable")
         frame = Frame(fn.__code__, fn.__globals__, fn, local_values)
         frame.returns_instead = returns_instead
+        parent = self.frames[-1] if self.frames else None
+        inherited = parent.error_on_graph_break if parent else controls.current_error_on_graph_break()
+        frame.error_on_graph_break = inherited if error_on_graph_break is None else error_on_graph_break
+        frame.fullgraph = fullgraph or (parent.fullgraph if parent else self.fullgraph)
         self.frames.append(frame)
         return INLINED
 
@@ -215,32 +227,42 @@ class Tracer:
         return result
 
     def step(self, handler, frame, inst):
-        """One instruction; turns exceptions into a GraphBreak carrying the user stack."""
+        """One instruction; what stops the trace becomes a GraphBreak with the user stack."""
         try:
             handler(self, frame, inst)
-        except GraphBreak as exc:
-            if not exc.stack:
-                exc.stack = self.user_stack()
-            self.note_break(exc)
-            raise
+            return
         except RestartTrace:
             raise
+        except GraphBreak as exc:
+            brk = exc
         except shim.UnsupportedError as exc:
-            raise GraphBreak(f"torch_numpy_shim does not support this: {exc}",
-                             "it runs in real NumPy instead", self.user_stack()) from exc
+            brk = GraphBreak(f"torch_numpy_shim does not support this: {exc}", "it runs in real NumPy instead")
+            brk.__cause__ = exc
         except _data_dependent_errors() as exc:
-            raise GraphBreak("operation depends on array values (data-dependent)",
+            brk = GraphBreak("operation depends on array values (data-dependent)",
                              "values are not known while tracing; compute them outside the "
-                             "compiled function or restructure the branch as np.where",
-                             self.user_stack()) from exc
+                             "compiled function or restructure the branch as np.where")
+            brk.__cause__ = exc
+        if not brk.stack:
+            brk.stack = self.user_stack()
+        self.note_break(brk)
+        raise brk
 
-    def note_break(self, exc):
-        """Where the break happened: the step to stop before when tracing again, and
-        whether the state there can be handed to real Python (not inside a call that
-        the interpreter made from its own Python code, e.g. a map() callback)."""
-        if exc.step is None:
-            exc.step = self.steps - 1
-            exc.resumable = self.sync_depth == 0
+    def note_break(self, brk):
+        """Where the break happened: the step to stop before when tracing again, whether
+        real Python can take over there (not inside a call the interpreter made from its
+        own Python code, e.g. a map() callback), and whether it must be an error
+        (fullgraph, or error_on_graph_break(True) in force in the breaking frame)."""
+        if brk.step is not None:
+            return
+        brk.step = self.steps - 1
+        brk.resumable = self.sync_depth == 0
+        frame = self.frames[-1]
+        brk.fatal = frame.fullgraph or frame.error_on_graph_break
+        if self.resume_frames is None:
+            flag = controls.current_error_on_graph_break()
+            self.guards.add(f"{self.guards.const(controls.current_error_on_graph_break)}() is {flag}",
+                            f"error_on_graph_break is {flag}")
 
     def user_stack(self):
         return [(f.code.co_filename, f.lineno, f.code.co_name) for f in self.frames]
@@ -286,13 +308,19 @@ class Tracer:
         if isinstance(value, numpy.dtype) or (isinstance(value, type) and issubclass(value, numpy.generic)):
             g.equals(source, value) if isinstance(value, numpy.dtype) else g.identity(source, value)
             return numpy_map.to_shim(value)
-        if isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type,
-                              numpy.ufunc, types.MethodType, types.CellType)):
+        bound_to = getattr(value, "__self__", None)
+        if isinstance(value, types.BuiltinMethodType) and not isinstance(bound_to, types.ModuleType):
+            # a C method bound to a fresh object (e.g. rng.permutation): same method name
+            # on the same type of object, not the same object
+            g.type_is(sources.attribute(source, "__self__"), bound_to)
+            g.equals(sources.attribute(source, "__name__"), value.__name__)
+        elif isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type,
+                                numpy.ufunc, types.MethodType, types.CellType)):
             g.identity(source, value)
-        elif dataclasses.is_dataclass(value) or hasattr(value, "__dict__"):
-            g.type_is(source, value)
         else:
-            g.identity(source, value)
+            # objects the trace only reads attributes of (each read is guarded) or hands
+            # to real Python at a break: their type is what the trace relied on
+            g.type_is(source, value)
         mapped = numpy_map.to_shim(value)
         if mapped is value:
             self.source_of[id(value)] = source
@@ -383,6 +411,8 @@ class Tracer:
 
     # ---- attributes ---------------------------------------------------------------------
     def load_attr(self, obj, name):
+        if obj is shim and name == "random":
+            return numpy.random  # NumPy's streams, bit for bit: random runs in real NumPy
         written = self.overlay.get((id(obj), name), _MISSING)
         if written is not _MISSING:
             return written
@@ -443,6 +473,9 @@ class Tracer:
 
     # ---- calls --------------------------------------------------------------------------
     def call(self, fn, args, kwargs):
+        control = self.call_control(fn, args, kwargs)
+        if control is not NOT_A_CONTROL:
+            return control
         if isinstance(fn, types.MethodType) and is_user_function(fn.__func__):
             return self.inline(fn.__func__, [fn.__self__, *args], kwargs)
         if is_user_function(fn):
@@ -451,8 +484,39 @@ class Tracer:
             return self.construct(fn, args, kwargs)
         return self.call_native(fn, args, kwargs)
 
+    def call_control(self, fn, args, kwargs):
+        """npcompile's own controls met inside traced code (see controls.py)."""
+        from ..runtime import JitFunction
+        if fn is controls.graph_break:
+            raise GraphBreak("npcompile.graph_break() was called", "remove the call to join the graphs")
+        if isinstance(fn, types.MethodType) and isinstance(fn.__self__, controls.error_on_graph_break):
+            manager, frame = fn.__self__, self.frames[-1]
+            if fn.__func__ is controls.error_on_graph_break.__enter__:
+                manager.previous, frame.error_on_graph_break = frame.error_on_graph_break, manager.flag
+                return manager
+            frame.error_on_graph_break = manager.previous
+            return False
+        if fn in _CONTROL_CONSTRUCTORS:
+            return fn(*args, **kwargs)
+        if isinstance(fn, JitFunction):
+            return self.push_frame(fn.fn, bind_arguments(fn.fn, args, kwargs), fullgraph=fn.fullgraph)
+        marker = getattr(fn, "_npcompile_error_on_graph_break", None) if callable(fn) else None
+        if marker is not None:
+            inner = fn.__wrapped__
+            return self.push_frame(inner, bind_arguments(inner, args, kwargs), error_on_graph_break=marker)
+        if getattr(fn, "_npcompile_disable", None):
+            raise GraphBreak(f"{_describe(fn)} is marked npcompile.disable", "it runs uncompiled by request")
+        if controls.is_disallowed(fn):
+            raise GraphBreak(f"{_describe(fn)} is marked npcompile.disallow_in_graph",
+                             "it runs uncompiled by request")
+        if controls.is_allowed(fn):
+            return fn(*args, **kwargs)
+        if getattr(fn, "_npcompile_nonstrict", False):
+            return _with_shim_globals(fn)(*args, **kwargs)
+        return NOT_A_CONTROL
+
     def inline(self, fn, args, kwargs):
-        return self.push_frame(fn, _bind(fn, args, kwargs))
+        return self.push_frame(fn, bind_arguments(fn, args, kwargs))
 
     def construct(self, cls, args, kwargs):
         if cls.__new__ is not object.__new__ and not issubclass(cls, tuple):
@@ -463,7 +527,7 @@ class Tracer:
         self.keepalive.append(obj)
         init = cls.__init__
         if is_user_function(init):
-            return self.push_frame(init, _bind(init, [obj, *args], kwargs), returns_instead=obj)
+            return self.push_frame(init, bind_arguments(init, [obj, *args], kwargs), returns_instead=obj)
         if init is not object.__init__:
             raise GraphBreak(f"class {cls.__name__} has a native __init__")
         return obj
@@ -484,11 +548,32 @@ class Tracer:
             raise GraphBreak(f"call to {_describe(fn)}, which npcompile cannot trace",
                              "it runs uncompiled; use npcompile.allow_in_graph if it is pure")
         if any(is_user_function(a) for a in args) or any(is_user_function(v) for v in kwargs.values()):
-            raise GraphBreak(f"{_describe(fn)} called with a Python function argument")
+            args = [self.callback(a) for a in args]
+            kwargs = {k: self.callback(v) for k, v in kwargs.items()}
         return fn(*args, **kwargs)
+
+    def callback(self, value):
+        """A user function handed to a native function (functools.reduce, the shim's
+        fromfunction, ...) is traced like any call when it is called back."""
+        if not is_user_function(value):
+            return value
+        return lambda *args, **kwargs: self.call_now(value, list(args), kwargs)
 
 
 _MISSING = object()
+
+
+NOT_A_CONTROL = object()
+_CONTROL_CONSTRUCTORS = (controls.error_on_graph_break, controls.nonstrict_trace, controls.disable,
+                         controls.allow_in_graph, controls.disallow_in_graph)
+
+
+def _with_shim_globals(fn):
+    """``fn`` with every NumPy module and function in its globals swapped for the shim's."""
+    swapped = {name: numpy_map.to_shim(value) for name, value in fn.__globals__.items()}
+    clone = types.FunctionType(fn.__code__, swapped, fn.__name__, fn.__defaults__, fn.__closure__)
+    clone.__kwdefaults__ = fn.__kwdefaults__
+    return clone
 
 
 def supported_dtype(dtype):
@@ -543,7 +628,7 @@ def arg_count(code):
     return n
 
 
-def _bind(fn, args, kwargs):
+def bind_arguments(fn, args, kwargs):
     """Bind call arguments to ``fn``'s parameters like CPython does (defaults included)."""
     code = fn.__code__
     if not kwargs and len(args) == code.co_argcount and not code.co_kwonlyargcount and \
@@ -635,6 +720,13 @@ def _call_super(tracer, args, kwargs):
     return super(cls, frame.locals[first])
 
 
+def _call_next(tracer, args, kwargs):
+    if id(args[0]) in tracer.source_of:
+        raise GraphBreak("next() on an iterator passed into the function",
+                         "advancing it is a side effect on the caller's object; pass a list instead")
+    return next(*args)
+
+
 def _call_isinstance(tracer, args, kwargs):
     obj, classes = args
     return isinstance(obj, tuple(numpy_map.to_shim(c) for c in classes)
@@ -645,16 +737,12 @@ def _call_len(tracer, args, kwargs):
     return len(*args)
 
 
-def _call_graph_break_marker(tracer, args, kwargs):
-    raise GraphBreak("npcompile.graph_break() was called")
-
-
 _SPECIAL_CALLS = {
     float: _call_float, int: _call_int, bool: _call_bool, complex: _call_complex,
     print: _call_print, input: _call_print, open: _call_print,
     getattr: _call_getattr, hasattr: _call_hasattr, setattr: _call_setattr,
     map: _call_map, filter: _call_filter, sorted: _call_sorted, super: _call_super,
-    isinstance: _call_isinstance, len: _call_len,
+    isinstance: _call_isinstance, len: _call_len, next: _call_next,
     math.floor: lambda t, a, k: _scalar_conversion(math.floor, a, k),
     math.ceil: lambda t, a, k: _scalar_conversion(math.ceil, a, k),
     math.sqrt: lambda t, a, k: _scalar_conversion(math.sqrt, a, k),

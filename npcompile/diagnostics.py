@@ -1,0 +1,101 @@
+"""What users see of compilation: ``explain()`` and the ``npcompile`` logs."""
+import logging
+
+from . import config
+
+log = logging.getLogger("npcompile")
+
+LOG_NAMES = ("graph_breaks", "recompiles", "guards", "graph_code", "output_code")
+
+
+def set_logs(**switches):
+    """``set_logs(graph_breaks=True, recompiles=True, ...)``; no arguments: all off.
+    Also set by the environment: NPCOMPILE_LOGS=graph_breaks,recompiles."""
+    unknown = set(switches) - set(LOG_NAMES)
+    if unknown:
+        raise ValueError(f"unknown log names {sorted(unknown)}; choose from {LOG_NAMES}")
+    config.log_switches = {name for name, on in switches.items() if on}
+    _install_handler()
+
+
+def _install_handler():
+    """Send the npcompile logger to stderr once any switch is on (unless the user
+    configured handlers of their own)."""
+    if config.log_switches and not log.handlers:
+        handler = logging.StreamHandler()
+        handler.setFormatter(logging.Formatter("[npcompile] %(message)s"))
+        log.addHandler(handler)
+        log.setLevel(logging.INFO)
+
+
+def log_once(kind, key, message, *args):
+    """Log ``message`` under switch ``kind`` the first time ``key`` is seen."""
+    if kind in config.log_switches and key not in _seen:
+        _seen.add(key)
+        log.info(message, *args)
+
+
+_seen = set()
+_install_handler()
+
+
+class ExplainOutput:
+    """What one real run of a jitted function compiled and where it broke."""
+
+    def __init__(self, graphs, break_reasons, guards, compile_times):
+        self.graphs = graphs
+        self.graph_count = len(graphs)
+        self.break_reasons = break_reasons
+        self.graph_break_count = len(break_reasons)
+        self.ops_per_graph = [[str(n.target) for n in gm.graph.nodes if n.op == "call_function"]
+                              for gm in graphs]
+        self.guards = guards
+        self.compile_times = compile_times
+
+    def __str__(self):
+        lines = [f"Graph Count: {self.graph_count}",
+                 f"Graph Break Count: {self.graph_break_count}",
+                 f"Op Count: {sum(len(ops) for ops in self.ops_per_graph)}",
+                 "Break Reasons:"]
+        for n, record in enumerate(self.break_reasons, 1):
+            ran = "resumed after it" if record.resumed else "the rest ran uncompiled"
+            lines.append(f"  Break Reason {n}: {record.reason} ({ran})")
+            for filename, lineno, name in record.user_stack:
+                lines.append(f"    {filename}:{lineno} in {name}")
+            if record.source_line:
+                lines.append(f"      {record.source_line}")
+        lines.append("Ops per Graph:")
+        for n, ops in enumerate(self.ops_per_graph, 1):
+            lines.append(f"  Graph {n}: {len(ops)} ops: {', '.join(ops[:12])}{' ...' if len(ops) > 12 else ''}")
+        lines.append(f"Guards: {len(self.guards)}")
+        lines.extend(f"  {g}" for g in self.guards)
+        lines.append("Compile Times (s): " + ", ".join(f"{k}={v:.3f}" for k, v in self.compile_times.items()))
+        return "\n".join(lines)
+
+
+def explain(fn):
+    """``explain(fn)(*args, **kwargs)``: run ``fn`` once for real, freshly compiled, and
+    report its graphs, breaks (reason, file:line, source line, user stack), ops per
+    graph, guards and compile times. ``fn`` may be a plain or a jitted function."""
+    from .runtime import JitFunction
+
+    def run(*args, **kwargs):
+        base = fn if isinstance(fn, JitFunction) else None
+        jitted = JitFunction(base.fn if base else fn, backend=base.backend if base else "eager",
+                             fullgraph=base.fullgraph if base else False)
+        jitted.events = []
+        jitted(*args, **kwargs)
+        graphs, breaks, guards = [], [], []
+        times = {"trace": 0.0, "guards": 0.0, "backend": 0.0}
+        for entry in jitted.events:
+            if entry.compiled is not None and entry.capture.op_count:
+                graphs.append(entry.capture.gm)
+            if entry.compiled is not None:
+                guards += [description for _, description in entry.capture.guards.checks]
+                for phase, seconds in entry.times.items():
+                    times[phase] += seconds
+            if entry.break_record is not None:
+                breaks.append(entry.break_record)
+        return ExplainOutput(graphs, breaks, guards, times)
+
+    return run

@@ -1,0 +1,334 @@
+"""Graph breaks resume after the uncapturable instruction; the controls around them
+behave as the seeds describe (error_on_graph_break table, fullgraph precedence,
+disable, nonstrict_trace); explain() and the logs report every break."""
+import logging
+
+import numpy as np
+import pytest
+
+import npcompile
+from tests.jit.harness import check_jit
+
+
+def toy_example(a, b):
+    x = a / (np.abs(a) + 1)
+    print("woo")
+    if b.sum() < 0:
+        b = b * -1
+    return x * b
+
+
+@pytest.mark.parametrize("sign", [1, -1])
+def test_toy_example_resumes_after_print_and_branch(sign, capsys):
+    a, b = np.linspace(-1, 1, 5), sign * np.ones(5)
+    check_jit(toy_example, a, b, graphs=3, breaks=2, calls=2)
+    assert capsys.readouterr().out.count("woo") == 4  # twice by NumPy, twice jitted
+
+
+def test_explain_toy_example():
+    report = npcompile.explain(toy_example)(np.ones(4), -np.ones(4))
+    assert report.graph_count == 3 and report.graph_break_count == 2
+    first, second = report.break_reasons
+    assert "print" in first.reason and first.lineno == toy_example.__code__.co_firstlineno + 2
+    assert "data-dependent" in second.reason and "b.sum() < 0" in second.source_line
+    assert len(report.ops_per_graph) == 3 and all(report.ops_per_graph)
+    assert report.guards and set(report.compile_times) == {"trace", "guards", "backend"}
+    text = str(report)
+    assert "Graph Count: 3" in text and "Graph Break Count: 2" in text and "b.sum() < 0" in text
+
+
+def helper_with_item(x):
+    y = x * 2
+    scale = y.max().item()
+    return y / scale
+
+
+def caller(a):
+    z = helper_with_item(a) + 1
+    return z * 3, float(z[0])
+
+
+def test_nested_break_resumes_inside_the_callee():
+    a = np.arange(1.0, 5.0)
+    jitted = check_jit(caller, a, graphs=None, calls=2)
+    assert all(record.resumed for record in jitted.breaks)
+    report = npcompile.explain(caller)(a)
+    assert report.graph_count >= 2
+    stacks = [[name for _, _, name in r.user_stack] for r in report.break_reasons]
+    assert ["caller", "helper_with_item"] in stacks
+
+
+def data_dependent_shape(a):
+    b = a[a > 0]          # boolean mask: size known only from the data
+    return np.sort(b) * 2, b.size
+
+
+def test_data_dependent_shape():
+    check_jit(data_dependent_shape, np.array([3.0, -1.0, 2.0, 0.5]), graphs=None, calls=2)
+
+
+def unsupported_numpy(a):
+    b = a * 2
+    c = np.random.default_rng(0).permutation(b)  # numpy.random stays real NumPy
+    return c + 1
+
+
+def test_unsupported_numpy_call_resumes():
+    check_jit(unsupported_numpy, np.arange(5.0), graphs=None, calls=2)
+
+
+def try_except(a):
+    try:
+        value = float(a.sum())
+    except ValueError:
+        value = 0.0
+    return a * value
+
+
+def test_try_except_around_a_break():
+    check_jit(try_except, np.arange(3.0), graphs=None, calls=2)
+
+
+def test_graph_break_function():
+    def f(x):
+        x = x + 1
+        npcompile.graph_break()
+        return x + 2
+
+    check_jit(f, np.zeros(3), graphs=2, breaks=1, calls=2)
+    assert npcompile.graph_break() is None  # outside a compiled function: nothing
+
+
+# ---- error_on_graph_break: every example of seed 003, in NumPy --------------------------------
+@npcompile.error_on_graph_break(False)
+def code_with_a_difficult_graph_break(x):
+    x = x + 1
+    npcompile.graph_break()
+    return x + 2
+
+
+def inner_calls_difficult(x):
+    return code_with_a_difficult_graph_break(x)
+
+
+def test_seed_error_false_under_true_decorator():
+    fn = npcompile.error_on_graph_break(True)(npcompile.jit(inner_calls_difficult, backend="eager"))
+    np.testing.assert_array_equal(fn(np.zeros(3)), np.full(3, 3.0))
+
+
+def test_seed_error_false_as_context_manager():
+    def body(x):
+        x = x + 1
+        with npcompile.error_on_graph_break(False):
+            npcompile.graph_break()
+        return x + 2
+
+    fn = npcompile.error_on_graph_break(True)(npcompile.jit(body, backend="eager"))
+    np.testing.assert_array_equal(fn(np.zeros(3)), np.full(3, 3.0))
+
+
+class ThirdParty:
+    def forward(self, x):
+        x = x + 1
+        npcompile.graph_break()
+        return x + 2
+
+
+def test_seed_monkey_patched_method():
+    module = ThirdParty()
+    module.forward = npcompile.error_on_graph_break(False)(module.forward)
+
+    def fn(x):
+        return module.forward(x)
+
+    jitted = npcompile.error_on_graph_break(True)(npcompile.jit(fn, backend="eager"))
+    np.testing.assert_array_equal(jitted(np.zeros(3)), np.full(3, 3.0))
+
+
+@npcompile.error_on_graph_break(True)
+def strict_inner2(x):
+    x = x + 1
+    npcompile.graph_break()
+    return x + 2
+
+
+def strict_inner(x):
+    return strict_inner2(x)
+
+
+def test_seed_error_true_under_default():
+    def fn(x):
+        x = x + 4
+        npcompile.graph_break()  # no error here
+        return strict_inner(x)
+
+    with pytest.raises(npcompile.Unsupported, match="graph_break"):
+        npcompile.jit(fn, backend="eager")(np.zeros(3))
+
+
+def plain_inner(x):
+    x = x + 1
+    npcompile.graph_break()
+    return x + 2
+
+
+def test_seed_nesting_with_block_in_callee():
+    def inner2(x):
+        with npcompile.error_on_graph_break(False):
+            return plain_inner(x)
+
+    fn = npcompile.error_on_graph_break(True)(npcompile.jit(inner2, backend="eager"))
+    np.testing.assert_array_equal(fn(np.zeros(3)), np.full(3, 3.0))
+
+
+def test_seed_nested_regions():
+    def inner(x):
+        x = x + 1
+        with npcompile.error_on_graph_break(False):
+            npcompile.graph_break()
+        return x + 2
+
+    def inner2(x):
+        with npcompile.error_on_graph_break(True):
+            return inner(x)
+
+    np.testing.assert_array_equal(npcompile.jit(inner2, backend="eager")(np.zeros(3)), np.full(3, 3.0))
+
+
+def test_seed_fullgraph_beats_error_on_graph_break_false():
+    @npcompile.error_on_graph_break(False)
+    def inner(x):
+        x = x + 1
+        npcompile.graph_break()
+        return x + 2
+
+    def fn(x):
+        return inner(x)
+
+    with pytest.raises(npcompile.Unsupported):
+        npcompile.jit(fn, fullgraph=True, backend="eager")(np.zeros(3))
+
+
+def test_seed_fullgraph_cannot_be_toggled_back():
+    inner = npcompile.jit(plain_inner, fullgraph=False, backend="eager")
+
+    def fn(x):
+        return inner(x)
+
+    with pytest.raises(npcompile.Unsupported):
+        npcompile.jit(fn, fullgraph=True, backend="eager")(np.zeros(3))
+
+
+def test_seed_fullgraph_inner_under_default_outer():
+    inner = npcompile.jit(plain_inner, fullgraph=True, backend="eager")
+
+    def fn(x):
+        return inner(x)
+
+    with pytest.raises(npcompile.Unsupported):
+        npcompile.jit(fn, backend="eager")(np.zeros(3))
+
+
+# ---- seed 001: strategies for removing graph breaks ---------------------------------------------
+def test_seed_next_on_input_iterator_is_unsupported_under_fullgraph():
+    def f(xs):
+        a = next(xs)
+        b = next(xs)
+        return a + b
+
+    xs = [np.array(1.0), np.array(2.0)]
+    with pytest.raises(npcompile.Unsupported):
+        npcompile.jit(f, fullgraph=True, backend="eager")(iter(xs))
+
+    def f_rewritten(xs):
+        it = iter(xs)
+        a = next(it)
+        b = next(it)
+        return a + b
+
+    check_jit(f_rewritten, xs, graphs=1)
+
+
+def sin_with_break(x):
+    y = np.sin(x)
+    npcompile.graph_break()
+    return np.sin(y)
+
+
+def test_seed_nonstrict_trace_escape_hatch():
+    def f(x):
+        return sin_with_break(np.sin(x))
+
+    with pytest.raises(npcompile.Unsupported):
+        npcompile.jit(f, fullgraph=True, backend="eager")(np.zeros(3))
+
+    def f_rewritten(x):
+        return npcompile.nonstrict_trace(sin_with_break)(np.sin(x))
+
+    x = np.linspace(0, 1, 4)
+    np.testing.assert_allclose(npcompile.jit(f_rewritten, fullgraph=True, backend="eager")(x),
+                               np.sin(np.sin(np.sin(x))))
+
+
+# ---- disable, disallow_in_graph, allow_in_graph -------------------------------------------------
+def noisy(x):
+    print("noisy", x.shape)
+    return x * 2
+
+
+def test_disable_runs_uncompiled_with_one_break(capsys):
+    quiet = npcompile.disable(noisy)
+
+    def f(x):
+        return quiet(x + 1) - 1
+
+    check_jit(f, np.zeros(3), graphs=2, breaks=1, calls=2)
+    assert capsys.readouterr().out.count("noisy") == 4
+
+
+def compiled_callee(x):
+    return np.cos(x) + 1
+
+
+def frame_only(x):
+    y = compiled_callee(x)
+    print("frame only")
+    return y * 2
+
+
+def test_disable_non_recursive_still_compiles_callees():
+    wrapped = npcompile.disable(frame_only, recursive=False)
+    jitted = npcompile.jit(lambda x: wrapped(x) + 1, backend="eager")
+    x = np.arange(3.0)
+    np.testing.assert_allclose(jitted(x), (np.cos(x) + 1) * 2 + 1)
+    callee = jitted._callees.get(compiled_callee)
+    assert callee is not None and callee.compile_count == 1
+
+
+def test_disallow_in_graph_breaks_on_numpy_function():
+    def f(x):
+        return np.cumsum(x) + 1
+
+    npcompile.disallow_in_graph(np.cumsum)
+    try:
+        check_jit(f, np.arange(4.0), graphs=None, calls=2)
+        assert "disallow_in_graph" in npcompile.explain(f)(np.arange(4.0)).break_reasons[0].reason
+    finally:
+        npcompile.controls._DISALLOWED.clear()
+
+
+def test_graph_break_log(caplog):
+    def f(x):
+        print("side effect")
+        return x + 1
+
+    npcompile.set_logs(graph_breaks=True)
+    try:
+        with caplog.at_level(logging.INFO, logger="npcompile"):
+            jitted = npcompile.jit(f, backend="eager")
+            jitted(np.zeros(2))
+            jitted(np.zeros(2))
+    finally:
+        npcompile.set_logs()
+    messages = [r.getMessage() for r in caplog.records if "graph break" in r.getMessage()]
+    assert len(messages) == 1 and "print" in messages[0]
