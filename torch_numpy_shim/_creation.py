@@ -140,8 +140,9 @@ def _shares_memory_owner(a, b):
 
 
 def copyto(dst, src, casting="same_kind", where=True):
-    if not isinstance(dst, ndarray):
-        raise TypeError(f"copyto() argument 1 must be numpy.ndarray, not {type(dst).__name__}")
+    if not isinstance(dst, ndarray) or dst._scalar:
+        kind = f"numpy.{dst.dtype.name}" if isinstance(dst, ndarray) else type(dst).__name__
+        raise TypeError(f"copyto() argument 1 must be numpy.ndarray, not {kind}")
     overlap = _shares_memory_owner(dst, src)
     src = _copyto_source(src, dst.dtype, casting)
     _check_broadcasts_into(src.shape, dst.shape)

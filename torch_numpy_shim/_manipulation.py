@@ -91,7 +91,7 @@ def ravel(a: ArrayLike, order="C"):
     if order == "K":
         strides = t.stride()
         axes = sorted(range(t.ndim), key=lambda i: -strides[i])
-        return reshape(a._view(t.permute(*axes)) if axes != list(range(t.ndim)) else a, -1)
+        return reshape(a._view(t.permute(tuple(axes))) if axes != list(range(t.ndim)) else a, -1)
     if order == "A":
         order = "F" if a.flags.f_contiguous and not a.flags.c_contiguous else "C"
     if order not in ("C", "F"):
@@ -113,7 +113,7 @@ def transpose(a: ArrayLike, axes=None):
     axes = tuple(normalize_axis(ax, a.ndim) for ax in axes)
     if len(set(axes)) != len(axes):
         raise ValueError("repeated axis in transpose")
-    return a._view(a._t.permute(*axes))
+    return a._view(a._t.permute(tuple(axes)))
 
 
 def permute_dims(a, /, axes=None):
@@ -143,7 +143,7 @@ def moveaxis(a: ArrayLike, source, destination):
     order = [n for n in range(a.ndim) if n not in source]
     for dest, src in sorted(zip(destination, source)):
         order.insert(dest, src)
-    return a._view(a._t.permute(*order))
+    return a._view(a._t.permute(tuple(order)))
 
 
 @normalizer
@@ -167,12 +167,14 @@ def rollaxis(a: ArrayLike, axis, start=0):
     order = list(range(n))
     order.remove(axis)
     order.insert(start, axis)
-    return a._view(a._t.permute(*order))
+    return a._view(a._t.permute(tuple(order)))
 
 
 @normalizer
 def squeeze(a: ArrayLike, axis: AxisLike = None):
     shape = a.shape
+    if a.ndim == 0 and isinstance(axis, int) and axis in (0, -1):
+        return a._view(a._t.view(()))  # NumPy accepts one axis 0 (or -1) for a 0-D array
     if axis is None:
         dims = tuple(d for d in shape if d != 1)
     else:
@@ -434,7 +436,7 @@ def split(ary: ArrayLike, indices_or_sections, axis=0):
         sections = operator.index(indices_or_sections)
     except TypeError:
         sections = None
-    if sections is not None and sections != 0 and ary.shape[axis] % sections:
+    if sections is not None and ary.shape[axis] % sections:  # ZeroDivisionError for 0, as NumPy
         raise ValueError("array split does not result in an equal division")
     return array_split(ary, indices_or_sections, axis)
 
@@ -464,7 +466,10 @@ def dsplit(ary: ArrayLike, indices_or_sections):
 def unstack(x: ArrayLike, /, *, axis=0):
     if x.ndim == 0:
         raise ValueError("Input array must be at least 1-d.")
-    return tuple(x._view(t) for t in torch.unbind(x._t, normalize_axis(axis, x.ndim)))
+    axis = normalize_axis(axis, x.ndim)
+    if x.ndim == 1:  # iterating a 1-D array gives NumPy scalars
+        return tuple(ndarray._wrap(t.clone(), scalar=True) for t in torch.unbind(x._t))
+    return tuple(x._view(t) for t in torch.unbind(x._t, axis))
 
 
 # ---- repeating -------------------------------------------------------------------------
@@ -480,10 +485,9 @@ def tile(A, reps):
 
 @normalizer
 def repeat(a: ArrayLike, repeats, axis=None):
-    if axis is None:
+    if axis is None or a.ndim == 0:  # NumPy treats a 0-D array as 1-D here
         a = ravel(a)
-        axis = 0
-    axis = normalize_axis(axis, a.ndim)
+    axis = normalize_axis(0 if axis is None else axis, a.ndim)
     t = movable(a._t)
     if isinstance(repeats, (int, numpy.integer)) or (isinstance(repeats, ndarray) and repeats.ndim == 0):
         count = operator.index(repeats) if not isinstance(repeats, ndarray) else int(repeats.item())
@@ -506,8 +510,12 @@ def repeat(a: ArrayLike, repeats, axis=None):
 # ---- reordering ------------------------------------------------------------------------
 @normalizer
 def flip(m: ArrayLike, axis: AxisLike = None):
+    """A copy, where NumPy gives a negative-stride view; with no axis to reverse it is
+    NumPy's ``m[()]``: a view, or a scalar for a 0-D array."""
     axes = normalize_axis_tuple(axis, m.ndim)
-    return ndarray._wrap(m._t.flip(axes) if axes else m._t.clone())
+    if not axes:
+        return ndarray._wrap(m._t.clone(), scalar=True) if m.ndim == 0 else m._view(m._t.view(m._t.shape))
+    return ndarray._wrap(restored(movable(m._t).flip(axes), m._t.dtype))
 
 
 @normalizer
@@ -528,8 +536,8 @@ def flipud(m: ArrayLike):
 def roll(a: ArrayLike, shift, axis=None):
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), a.shape)
+    axes = list(normalize_axis_tuple(axis, a.ndim, allow_duplicate=True))
     shifts = [operator.index(s) for s in (shift if isinstance(shift, (tuple, list)) else (shift,))]
-    axes = list(axis) if isinstance(axis, (tuple, list)) else [axis]
     if len(shifts) != len(axes) and 1 not in (len(shifts), len(axes)):
         raise ValueError("shape mismatch: objects cannot be broadcast to a single shape.  Mismatch "
                          f"is between arg 0 with shape ({len(shifts)},) and arg 1 with shape ({len(axes)},).")
@@ -538,14 +546,13 @@ def roll(a: ArrayLike, shift, axis=None):
     axes = axes * count if len(axes) == 1 else axes
     total = {}
     for s, ax in zip(shifts, axes):
-        ax = normalize_axis(ax, a.ndim)
         total[ax] = total.get(ax, 0) + s
     if not total:
         return ndarray._wrap(a._t.clone())
     dims = tuple(total)
     sizes = [a.shape[d] for d in dims]
     amounts = tuple(s % n if n else 0 for s, n in zip(total.values(), sizes))
-    return ndarray._wrap(a._t.roll(amounts, dims))
+    return ndarray._wrap(restored(movable(a._t).roll(amounts, dims), a._t.dtype))
 
 
 @normalizer
@@ -564,9 +571,9 @@ def rot90(m: ArrayLike, k=1, axes=(0, 1)):
         return flip(m, axes)
     order = list(range(m.ndim))
     order[axes[0]], order[axes[1]] = order[axes[1]], order[axes[0]]
-    if k == 1:
-        return ndarray._wrap(m._t.flip(axes[1]).permute(*order))
-    return ndarray._wrap(m._t.permute(*order).flip(axes[1]))
+    moved = movable(m._t)
+    turned = moved.flip(axes[1]).permute(tuple(order)) if k == 1 else moved.permute(tuple(order)).flip(axes[1])
+    return ndarray._wrap(restored(turned, m._t.dtype))
 
 
 @normalizer
@@ -673,13 +680,16 @@ def insert(arr: ArrayLike, obj, values, axis=None):
             raise ValueError("index array argument obj to insert must be one dimensional or scalar")
     if indices.size == 0 and not isinstance(obj, (numpy.ndarray, ndarray)):
         indices = indices.astype(numpy.intp)
-    if indices.dtype.kind not in "iu":
+    if indices.dtype.kind not in "iu" and indices.size != 1:
         raise IndexError("arrays used as indices must be of integer (or boolean) type")
     if indices.size == 1:
         index = indices.item()
+        if not isinstance(index, int):
+            raise TypeError("slice indices must be integers or None or have an __index__ method")
         if not -n <= index <= n:
             raise IndexError(f"index {obj} is out of bounds for axis {axis} with size {n}")
         index += n if index < 0 else 0
+        _coerce.check_python_int_fits(values, arr.dtype)
         block_ = array(values, copy=None, ndmin=arr.ndim, dtype=arr.dtype)
         if indices.ndim == 0:
             block_ = moveaxis(block_, 0, axis)
@@ -727,26 +737,19 @@ def trim_zeros(filt, trim="fb", axis=None):
     trim = trim.lower()
     if trim not in ("fb", "bf", "f", "b"):
         raise ValueError(f"unexpected character(s) in `trim`: {trim!r}")
+    axes = normalize_axis_tuple(axis, arr.ndim)
+    if not axes:
+        return filt
     nonzero = torch.nonzero(arr._t != 0)
     if nonzero.shape[0] == 0:
         start = stop = [0] * arr.ndim
     else:
-        start = nonzero.min(0).values.tolist()
-        stop = [s + 1 for s in nonzero.max(0).values.tolist()]
-    if "f" not in trim:
-        start = [None] * arr.ndim
-    if "b" not in trim:
-        stop = [None] * arr.ndim
-    if arr.ndim == 1:
-        return filt[start[0]:stop[0]] if not isinstance(filt, ndarray) else \
-            filt._view(filt._t[start[0]:stop[0]])
-    if axis is None:
-        bounds = list(zip(start, stop))
-    else:
-        axis = normalize_axis(axis, arr.ndim)
-        bounds = [(None, None)] * arr.ndim
-        bounds[axis] = (start[axis], stop[axis])
-    return arr._view(arr._t[tuple(slice(lo, hi) for lo, hi in bounds)])
+        start = nonzero.min(0).values.tolist() if "f" in trim else [None] * arr.ndim
+        stop = [s + 1 for s in nonzero.max(0).values.tolist()] if "b" in trim else [None] * arr.ndim
+    bounds = tuple(slice(start[ax], stop[ax]) if ax in axes else slice(None) for ax in range(arr.ndim))
+    if not isinstance(filt, ndarray) and arr.ndim == 1:
+        return filt[bounds[0]]
+    return arr._view(arr._t[bounds])
 
 
 # ---- padding ---------------------------------------------------------------------------
@@ -781,11 +784,29 @@ def _as_pairs(x, ndim, as_index=False):
     return numpy.broadcast_to(x, (ndim, 2)).tolist()
 
 
+def _integral_pad_width(pad_width, ndim):
+    """NumPy's accepted forms: integers in any nesting, or {axis: int or (before, after)}."""
+    if isinstance(pad_width, dict):
+        per_axis = [(0, 0)] * ndim
+        for axis, width in pad_width.items():
+            if isinstance(width, int):
+                per_axis[axis] = (width, width)
+            elif isinstance(width, tuple) and len(width) == 2 and all(isinstance(w, int) for w in width):
+                per_axis[axis] = width
+            else:
+                raise AssertionError(f"Expected code to be unreachable, but got: {width!r}")
+        pad_width = per_axis
+    widths = numpy.asarray(_coerce.to_numpy(pad_width) if isinstance(pad_width, ndarray) else pad_width)
+    if widths.dtype.kind != "i":
+        raise TypeError("`pad_width` must be of integral type.")
+    return widths
+
+
 def pad(array, pad_width, mode="constant", **kwargs):
     """Pads one axis after another, each over the already padded earlier axes (so the
     corners come out as NumPy's)."""
     arr = _coerce.asarray(array)
-    widths = _as_pairs(pad_width, arr.ndim, as_index=True)
+    widths = _as_pairs(_integral_pad_width(pad_width, arr.ndim), arr.ndim, as_index=True)
     if callable(mode):
         raise UnsupportedError("pad with a callable mode")
     if mode not in _PAD_KEYWORDS:
