@@ -16,10 +16,10 @@ import numpy
 import torch
 
 from . import _dtypes
-from ._coerce import cast_tensor
+from ._coerce import asarray, cast_tensor
 from ._ndarray import ndarray
-from ._normalize import (ArrayLike, ArrayLikeSeq, AxisLike, DTypeLike, OutArray, finish,
-                         normalize_axis, normalizer, write_out)
+from ._normalize import (ArrayLike, DTypeLike, OutArray, _out, finish, normalize_axis, normalizer,
+                         write_out)
 from ._errors import AxisError, UnsupportedError
 
 # NumPy's own exception classes for gufunc casting errors (UFuncTypeError subclasses)
@@ -442,8 +442,7 @@ def _explicit_einsum(spec, operands):
     sizes, ellipsis_shapes = {}, []
     for i, (term, op) in enumerate(zip(terms, operands)):
         n_ellipsis = _ellipsis_ndim(term, op.ndim, i)
-        head = term.split("...")[0]
-        ellipsis_at = len(head)
+        ellipsis_at = len(term.split("...")[0])
         dims = list(op.shape)
         ellipsis_shapes.append(dims[ellipsis_at:ellipsis_at + n_ellipsis])
         labelled = dims[:ellipsis_at] + dims[ellipsis_at + n_ellipsis:]
@@ -488,15 +487,13 @@ def _explicit_einsum(spec, operands):
 
 def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
     """Einstein summation; ``optimize`` is accepted and left to torch's contraction order."""
-    from ._coerce import asarray
-    from ._normalize import _out
     if not operands:
         raise TypeError("einsum() missing required argument 'subscripts' (pos 0)")
     spec, arrays = _split_einsum_args(operands)
     arrays = [asarray(x) for x in arrays]
     out = _out(out)
     equation = _explicit_einsum(spec, arrays)
-    dt = _dtypes.as_dtype_or_none(dtype) or _dtypes.result_type(*arrays)
+    dt = _dtypes.result_type(*arrays) if dtype is None else _dtypes._as_dtype(dtype)
     for i, x in enumerate(arrays):
         if not _dtypes.can_cast(x.dtype, dt, casting):
             raise TypeError(f"Iterator operand {i} dtype could not be cast from {x.dtype!r} to {dt!r} "
@@ -524,8 +521,6 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
 
 def einsum_path(*operands, optimize="greedy", einsum_call=False):
     """NumPy's own contraction plan, computed on stand-in arrays of the same shapes."""
-    from ._coerce import asarray
-
     def stand_in(x):
         x = asarray(x)
         return numpy.broadcast_to(numpy.zeros((), x.dtype.np), x.shape)

@@ -15,7 +15,7 @@ from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import torch_numpy_shim as shim
-from tests.oracle import SUPPORTED_DTYPES, assert_same, check
+from tests.oracle import SUPPORTED_DTYPES, check
 
 ALL = [d.name for d in SUPPORTED_DTYPES]
 INEXACT = ["float32", "float64", "complex64", "complex128"]
