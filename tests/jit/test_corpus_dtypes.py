@@ -424,9 +424,7 @@ CASES = [
 ]
 
 XFAIL = {
-    "finfo_safe_divide": "npcompile outputs: a constant NumPy scalar (np.finfo(...).eps) cannot be returned",
     "complex_polar": "shim lacks np.angle",
-    "from_function_grid": "npcompile tracer: np.fromfunction with a lambda breaks (Python function argument to a shim call)",
 }
 
 

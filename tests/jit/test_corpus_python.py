@@ -467,10 +467,7 @@ CASES = [
 ]
 
 XFAIL = {
-    "bound_method_step": "npcompile runtime: jit(obj.method) binds arguments without self (KeyError 'self')",
-    "bound_method_dataclass": "npcompile runtime: jit(obj.method) binds arguments without self (KeyError 'self')",
     "zip_dict_comprehension": "shim _statistics: quantile validates q by value: data-dependent break",
-    "functools_reduce": "npcompile tracer: functools.reduce (module _functools) not treated as pure: break",
 }
 
 def _params():
@@ -484,7 +481,6 @@ def test_corpus(fn, args, kwargs):
     check_jit(fn, *args, backend="eager", **kwargs)
 
 
-@pytest.mark.xfail(strict=True, reason=XFAIL["bound_method_step"])
 def test_jit_of_bound_method_hits_cache():
     """``npcompile.jit(obj.method)`` called twice hits the cache (one graph)."""
     jitted = npcompile.jit(DIFFUSER.step, backend="eager")
