@@ -213,10 +213,8 @@ def _dims_consumed(kind, p):
 
 
 def _check_mask_shape(mask, shape, start):
-    if mask.numel() == 0:
-        return  # NumPy lets an empty mask through whatever its shape
     for j, (m, s) in enumerate(zip(mask.shape, shape[start:])):
-        if m != s:
+        if m != s and m != 0:  # NumPy does not check mask dims of length 0
             raise IndexError(f"boolean index did not match indexed array along axis {start + j}; "
                              f"size of axis is {s} but size of corresponding boolean axis is {m}")
 
@@ -242,6 +240,16 @@ class _Fancy:
         broadcast = tuple(self.index[0].shape)
         rest_shape = tuple(view.shape[d] for d in self.rest)
         self.shape = rest_shape[:self.insert_at] + broadcast + rest_shape[self.insert_at:]
+        if math.prod(self.shape) == 0:
+            self._check_bounds_of_empty_result([indices[d] for d in dims], math.prod(broadcast))
+
+    def _check_bounds_of_empty_result(self, indices, count):
+        """torch checks bounds only while filling the result; NumPy checks the index
+        arrays (0-d ones always, as they are integers) even when the result is empty."""
+        for idx, size in zip(indices, self.sizes):
+            if idx.ndim == 0 or count:
+                _raise_if_any((idx < -size) | (idx >= size),
+                              IndexError(f"index out of bounds for axis with size {size}"))
 
     def to_front(self, t):
         """A tensor in result layout -> broadcast dims first (the layout torch indexes)."""
@@ -388,6 +396,8 @@ def _masked_fill(view, key, v, arr, value):
     """``a[mask] = v`` when ``v`` does not vary along the selected elements: a
     ``where`` over the whole array, with no data-dependent shape. False if not."""
     (dim, (_, mask)), = key.advanced.items()
+    if tuple(mask.shape) != tuple(view.shape[dim:dim + mask.ndim]):
+        return False  # an empty mask of another shape: NumPy lets it through
     after = view.ndim - dim - mask.ndim
     # the selection's shape with a 1 for the count of selected elements
     target = tuple(view.shape[:dim]) + (1,) + tuple(view.shape[dim + mask.ndim:])
@@ -495,11 +505,23 @@ def _store_flat(arr, positions, values):
         target[torch.unravel_index(positions, tuple(target.shape))] = values
 
 
-def _along_axis(t, idx, axis):
-    """``t`` indexed along ``axis`` by the int64 tensor ``idx`` (NumPy's raise mode)."""
+def _along_axis(t, idx, axis, mode="raise"):
+    """``t`` indexed along ``axis`` by the int64 tensor ``idx``, as NumPy's take: an
+    empty result checks the indices only if there are outer rows to take them from."""
+    outer, n = tuple(t.shape[:axis]), t.shape[axis]
+    shape = outer + tuple(idx.shape) + tuple(t.shape[axis + 1:])
+    if math.prod(shape) == 0:
+        if mode == "raise" and math.prod(outer) and idx.numel():
+            _raise_if_any((idx < -n) | (idx >= n),
+                          IndexError(f"index out of bounds for axis {axis} with size {n}"))
+        return t.new_empty(shape)
+    if n == 0:
+        raise IndexError("cannot do a non-empty take from an empty axes." if mode != "raise" else
+                         f"index is out of bounds for axis {axis} with size 0")
+    if mode != "raise":
+        idx = _apply_mode(idx, n, mode)
     src = _movable(t)
-    flat = src[(slice(None),) * axis + (idx.reshape(-1),)]
-    return flat.reshape(tuple(src.shape[:axis]) + tuple(idx.shape) + tuple(src.shape[axis + 1:])).view(t.dtype)
+    return src[(slice(None),) * axis + (idx.reshape(-1),)].reshape(shape).view(t.dtype)
 
 
 def _take_out(result, out, a):
@@ -519,10 +541,7 @@ def take(a: ArrayLike, indices, axis=None, out: OutArray = None, mode="raise"):
     idx = _as_intp(indices, "same_kind")._t
     src = a._t.reshape(-1) if axis is None or a.ndim == 0 else a._t
     axis = 0 if axis is None else normalize_axis(axis, src.ndim)
-    n = src.shape[axis]
-    if mode != "raise" and n == 0 and idx.numel():
-        raise IndexError("cannot do a non-empty take from an empty axes.")
-    result = _along_axis(src, _apply_mode(idx, n, mode) if n or mode == "raise" else idx, axis)
+    result = _along_axis(src, idx, axis, mode)
     if out is not None:
         return _take_out(result, out, a)
     return ndarray._wrap(result, scalar=result.ndim == 0)
