@@ -53,13 +53,35 @@ def _shape_repr(dims):
     return f"({dims[0]},)" if len(dims) == 1 else str(tuple(dims))
 
 
+def _viewable(t, dims):
+    """Whether ``t`` can be seen with shape ``dims`` without copying: each run of
+    dimensions merged or split must be contiguous in memory (torch's and NumPy's
+    rule). Decided from metadata, so tracing never records a failing view."""
+    if t.ndim == 0 or t.numel() == 0:
+        return True
+    shape, strides = t.shape, t.stride()
+    view_d = len(dims) - 1
+    base_stride = strides[-1]
+    tensor_numel = view_numel = 1
+    for d in range(t.ndim - 1, -1, -1):
+        tensor_numel *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != tensor_numel * base_stride):
+            while view_d >= 0 and (view_numel < tensor_numel or dims[view_d] == 1):
+                view_numel *= dims[view_d]
+                view_d -= 1
+            if view_numel != tensor_numel:
+                return False
+            if d > 0:
+                base_stride = strides[d - 1]
+                tensor_numel = view_numel = 1
+    return view_d == -1
+
+
 def _reshape_c(a, dims, copy):
-    if not copy:
-        try:
-            return a._view(a._t.view(dims))
-        except RuntimeError:  # strides do not allow a view: NumPy copies too
-            if copy is False:
-                raise ValueError("Unable to avoid creating a copy while reshaping.") from None
+    if not copy and _viewable(a._t, dims):
+        return a._view(a._t.view(dims))
+    if copy is False:
+        raise ValueError("Unable to avoid creating a copy while reshaping.")
     return ndarray._wrap(a._t.clone(memory_format=torch.contiguous_format).view(dims))
 
 
@@ -408,7 +430,7 @@ def _split_points(n, indices_or_sections):
         return [0] + bounds + [n]
     if sections <= 0:
         raise ValueError("number sections must be larger than 0.")
-    each, extras = divmod(n, sections)
+    each, extras = n // sections, n % sections  # (divmod does not take a SymInt)
     points = [0]
     for i in range(sections):
         points.append(points[-1] + each + (1 if i < extras else 0))
@@ -913,7 +935,7 @@ def _pad_mirror(fold, period_of):
         positions = range(-before, n + after)
         along = [-1 if d == axis else 1 for d in range(t.ndim)]
         turns = torch.tensor([i // period for i in positions]).to(compute).reshape(along)
-        mirrored = torch.tensor([i % period >= n for i in positions]).reshape(along)
+        mirrored = torch.tensor([builtins.bool(i % period >= n) for i in positions]).reshape(along)
         values = work.index_select(axis, torch.tensor([fold(i % period, n) for i in positions]))
         out = torch.where(mirrored, 2 * last - values, values) + turns * 2 * (last - first)
         if t.dtype == torch.uint64:

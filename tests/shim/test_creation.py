@@ -331,3 +331,37 @@ def test_fromfunction():
     check(lambda xp: xp.fromfunction(lambda i, j, scale: xp.full_like(i, scale), (2, 2), dtype=int, scale=3))
     check(lambda xp: xp.fromfunction(lambda *ix: len(ix), (1, 2, 3)))
     assert_same(numpy.fromfunction(lambda i: i, (3,)), shim.to_numpy(shim.fromfunction(lambda i: i, (3,))))
+
+
+# ---- traceability: no value-dependent Python, so make_fx can capture these -------------
+TRACEABLE = {
+    "arange": lambda a: shim.arange(a.shape[0]),
+    "arange_float": lambda a: shim.arange(0.0, 4, 0.5),
+    "linspace": lambda a: shim.linspace(a, 10.0, 5, axis=1),
+    "logspace": lambda a: shim.logspace(0, a, 4),
+    "eye": lambda a: shim.eye(a.shape[0], k=1),
+    "tril": lambda a: shim.tril(a, 1),
+    "diag": lambda a: shim.diag(shim.ravel(a), 1),
+    "vander": lambda a: shim.vander(shim.ravel(a), 3),
+    "full": lambda a: shim.full(a.shape, 7),
+    "full_like": lambda a: shim.full_like(a, 2.5, dtype=shim.float32),
+    "copyto": lambda a: (shim.copyto(a, 1.0, where=shim.tril(shim.ones(a.shape, bool))), a)[1],
+    "meshgrid": lambda a: shim.meshgrid(shim.ravel(a), shim.ravel(a), indexing="ij"),
+    "indices": lambda a: shim.indices(a.shape),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRACEABLE))
+def test_traces_with_symbolic_shapes(name):
+    import torch
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def as_tensors(t):
+        result = TRACEABLE[name](shim.ndarray._wrap(t))
+        return [r._t for r in result] if isinstance(result, (list, tuple)) else result._t
+
+    x = torch.arange(12, dtype=torch.float64).reshape(4, 3)
+    graph = make_fx(as_tensors, tracing_mode="symbolic")(x.clone())
+    traced, eager = graph(x.clone()), as_tensors(x.clone())
+    for t, e in zip(traced if isinstance(traced, list) else [traced], eager if isinstance(eager, list) else [eager]):
+        assert torch.equal(t, e)

@@ -512,3 +512,45 @@ def test_shape_ndim_size(a, data):
     check(lambda xp, a: xp.size(a, axis), a)
     check(lambda xp, a: xp.size(a, tuple(range(a.ndim))), a)
     check(lambda xp: (xp.shape([[1, 2]]), xp.ndim(3.0), xp.size([[1], [2]])))
+
+
+# ---- traceability: no value-dependent Python, so make_fx can capture these -------------
+TRACEABLE = {
+    "reshape": lambda a: shim.reshape(a, (-1, 2)),
+    "reshape_F": lambda a: shim.reshape(a, (2, -1), order="F"),
+    "ravel_T": lambda a: shim.ravel(a.T),
+    "concatenate": lambda a: shim.concatenate([a, a.astype(shim.float32)], axis=1),
+    "stack": lambda a: shim.stack([a, a], -1),
+    "pad_reflect": lambda a: shim.pad(a, 2, "reflect"),
+    "pad_odd": lambda a: shim.pad(a, (1, 3), "symmetric", reflect_type="odd"),
+    "pad_median": lambda a: shim.pad(a, 2, "median"),
+    "pad_ramp": lambda a: shim.pad(a, 2, "linear_ramp", end_values=3),
+    "flip": lambda a: shim.flip(a),
+    "roll": lambda a: shim.roll(a, 3),
+    "array_split": lambda a: shim.array_split(a, 3, axis=1),
+    "tile": lambda a: shim.tile(a, (2, 1)),
+    "repeat": lambda a: shim.repeat(a, 2, 1),
+    "rot90": lambda a: shim.rot90(a),
+    "block": lambda a: shim.block([[a, a], [a, a]]),
+    "resize": lambda a: shim.resize(a, (5, 7)),
+    "broadcast_to": lambda a: shim.broadcast_to(a, (2,) + a.shape),
+    "squeeze": lambda a: shim.squeeze(shim.expand_dims(a, 0)),
+    "moveaxis": lambda a: shim.moveaxis(a, 0, -1),
+    "diagonal": lambda a: shim.diagonal(a, 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TRACEABLE))
+def test_traces_with_symbolic_shapes(name):
+    import torch
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def as_tensors(t):
+        result = TRACEABLE[name](shim.ndarray._wrap(t))
+        return [r._t for r in result] if isinstance(result, (list, tuple)) else result._t
+
+    x = torch.arange(12, dtype=torch.float64).reshape(4, 3)
+    graph = make_fx(as_tensors, tracing_mode="symbolic")(x.clone())
+    traced, eager = graph(x.clone()), as_tensors(x.clone())
+    for t, e in zip(traced if isinstance(traced, list) else [traced], eager if isinstance(eager, list) else [eager]):
+        assert torch.equal(t, e)
