@@ -33,6 +33,7 @@ class OutputPlan:
         self.conversions = []   # "name = expression" lines, dependencies first
         self.statements = []    # side effects, in program order
         self.result = "None"
+        self.plain_cpu_outputs = True  # no output is on a device or carries a conj/neg bit
 
     def const(self, value):
         name = f"k{len(self.constants)}"
@@ -42,8 +43,9 @@ class OutputPlan:
     def compile(self, globals_dict, closure, tensor_outputs):
         body = self.conversions + self.statements + [f"return {self.result}"]
         source = "def finish(L, out):\n" + "".join(f"    {line}\n" for line in body)
+        to_array = _to_numpy_array if self.plain_cpu_outputs else _to_numpy_array_any
         namespace = dict(self.constants, G=globals_dict, B=builtins.__dict__, C=closure,
-                         _array=_to_tensor if tensor_outputs else _to_numpy_array,
+                         _array=_to_tensor if tensor_outputs else to_array,
                          _scalar=_to_tensor if tensor_outputs else _to_numpy_scalar)
         exec(compile(source, "<npcompile output>", "exec"), namespace)
         finish = namespace["finish"]
