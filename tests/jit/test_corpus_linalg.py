@@ -1,6 +1,6 @@
 """Corpus: linear-algebra pipelines as scientists write them (solves, normal equations,
 Gram-Schmidt and power iteration with Python loops, iterative solvers). Each must give
-NumPy's answer when jitted, as exactly one graph."""
+NumPy's answer when jitted, as exactly one graph that a second call reuses."""
 import numpy as np
 import pytest
 
@@ -206,6 +206,26 @@ def householder_reflect(x):
     return h @ x
 
 
+def gaussian_process_posterior(x_train, y_train, x_test, length=0.7, noise=1e-2):
+    def kernel(a, b):
+        d2 = (a[:, None] - b[None, :]) ** 2
+        return np.exp(-0.5 * d2 / length**2)
+
+    k = kernel(x_train, x_train) + noise * np.eye(x_train.shape[0])
+    ks = kernel(x_test, x_train)
+    alpha = np.linalg.solve(k, y_train)
+    mean = ks @ alpha
+    var = 1.0 - np.sum(ks * np.linalg.solve(k, ks.T).T, axis=1)
+    return mean, var
+
+
+def pca_explained_variance(samples):
+    centered = samples - samples.mean(axis=0)
+    cov = centered.T @ centered / (samples.shape[0] - 1)
+    eigvals = np.linalg.eigvalsh(cov)[::-1]
+    return eigvals / eigvals.sum(), np.cumsum(eigvals) / eigvals.sum()
+
+
 CASES = [
     (solve_system, SQUARE, RHS),
     (inverse_residual, SQUARE),
@@ -235,6 +255,8 @@ CASES = [
     (outer_product_update, SQUARE, RHS, RHS[::-1]),
     (multi_dot_chain, TALL, SQUARE, RHS),
     (householder_reflect, RHS),
+    (gaussian_process_posterior, np.linspace(0, 3, 8), np.sin(np.linspace(0, 3, 8)), np.linspace(0.1, 2.9, 5)),
+    (pca_explained_variance, SAMPLES),
 ]
 
 XFAIL = {}
@@ -250,4 +272,4 @@ def _params():
 
 @pytest.mark.parametrize("fn, args", list(_params()))
 def test_corpus(fn, args):
-    check_jit(fn, *args, backend="eager", rtol=RTOL.get(fn.__name__, 1e-9), atol=1e-12)
+    check_jit(fn, *args, backend="eager", calls=2, rtol=RTOL.get(fn.__name__, 1e-9), atol=1e-12)
