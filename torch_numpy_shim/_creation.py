@@ -10,7 +10,7 @@ import torch
 from . import _coerce, _dtypes
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
-from ._normalize import ArrayLike, DTypeLike, normalize_axis, normalizer
+from ._normalize import ArrayLike, normalize_axis, normalizer
 
 __all__ = [
     "array", "asarray", "asanyarray", "ascontiguousarray", "copy", "copyto",

@@ -14,7 +14,7 @@ from . import _coerce, _dtypes
 from ._creation import array, linspace, movable, restored
 from ._errors import AxisError, UnsupportedError
 from ._ndarray import ndarray
-from ._normalize import (ArrayLike, AxisLike, DTypeLike, OutArray, normalize_axis,
+from ._normalize import (ArrayLike, AxisLike, OutArray, normalize_axis,
                          normalize_axis_tuple, normalizer, write_out)
 
 __all__ = [
@@ -861,10 +861,10 @@ def pad(array, pad_width, mode="constant", **kwargs):
 
 
 def _filled(t, axis, width, value):
+    """``width`` slices of ``t`` along ``axis``, all equal to the 0-D tensor ``value``."""
     shape = list(t.shape)
     shape[axis] = width
-    return torch.full(shape, 0, dtype=t.dtype).copy_(value.expand(shape)) if width else \
-        torch.empty(shape, dtype=t.dtype)
+    return value.expand(shape)
 
 
 def _scalar_of(value, dt):
@@ -962,21 +962,27 @@ def _pad_linear_ramp(t, axis, before, after, pair, odd):
     return restored(torch.cat([movable(p) for p in parts], axis), t.dtype)
 
 
+def _extreme(chunk, axis, largest):
+    """amax/amin keeping dims, for every real dtype: bool via uint8, uint16/32 via
+    int64, uint64 via int64 with the sign bit flipped (an order-preserving map)."""
+    if chunk.dtype == torch.uint64:
+        flipped = chunk.view(torch.int64) ^ _SIGN_BIT
+        stat = flipped.amax(axis, keepdim=True) if largest else flipped.amin(axis, keepdim=True)
+        return (stat ^ _SIGN_BIT).view(torch.uint64)
+    work = chunk.to(torch.int64) if chunk.dtype in (torch.bool, torch.uint16, torch.uint32) else chunk
+    stat = work.amax(axis, keepdim=True) if largest else work.amin(axis, keepdim=True)
+    return stat.to(chunk.dtype)
+
+
+_SIGN_BIT = -2**63
+
+
 def _statistic(mode, chunk, axis, dt):
     """max/min/mean/median of ``chunk`` along ``axis`` (kept), rounded for integers."""
     if mode in ("maximum", "minimum"):
-        work = chunk.to(torch.uint8) if chunk.dtype == torch.bool else chunk
-        work = work.to(torch.int64) if work.dtype in (torch.uint16, torch.uint32) else work
-        if work.dtype == torch.uint64:
-            raise UnsupportedError(f"pad mode '{mode}' for uint64")
-        stat = work.amax(axis, keepdim=True) if mode == "maximum" else work.amin(axis, keepdim=True)
-        return stat.to(chunk.dtype)
-    calc = torch.float64 if dt.kind in "biu" else chunk.dtype
-    if calc == torch.float16:
-        calc = torch.float32
-    work = movable(chunk).to(calc) if dt.kind in "biu" else chunk.to(calc)
-    if chunk.dtype == torch.uint64:
-        raise UnsupportedError(f"pad mode '{mode}' for uint64")
+        return _extreme(chunk, axis, mode == "maximum")
+    calc = torch.float64 if dt.kind in "biu" else torch.float32 if chunk.dtype == torch.float16 else chunk.dtype
+    work = chunk.to(calc)
     if mode == "mean":
         stat = work.mean(axis, keepdim=True)
     else:

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import torch_numpy_shim as shim
-from tests.oracle import (NUMERIC_DTYPES, SUPPORTED_DTYPES, arrays, assert_same, check, dtypes,
+from tests.oracle import (SUPPORTED_DTYPES, arrays, assert_same, check, dtypes,
                           finite_arrays, shapes)
 
 DTYPE_NAMES = [d.name for d in SUPPORTED_DTYPES]

@@ -464,7 +464,7 @@ def test_pad_odd_reflections(dtype, mode, width):
 
 
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "int64", "float16", "float32", "float64", "bool", "complex64",
-                                   "uint32"])
+                                   "uint16", "uint32", "uint64"])
 @pytest.mark.parametrize("mode", ["maximum", "minimum", "mean", "median"])
 @pytest.mark.parametrize("stat_length", [None, 1, 2, (1, 3), ((2, 1), (1, 2)), 10])
 def test_pad_statistics(dtype, mode, stat_length):
@@ -480,6 +480,12 @@ def test_pad_statistics(dtype, mode, stat_length):
        st.sampled_from(["maximum", "minimum", "mean", "median"]), st.sampled_from([None, 1, 2, (2, 1)]))
 def test_pad_statistics_random(a, mode, stat_length):
     check(lambda xp, a: xp.pad(a, 2, mode, stat_length=stat_length), a)
+
+
+@given(arrays(numpy.dtype("uint64"), shapes(min_dims=1, max_dims=2, min_side=1, max_side=4)),
+       st.sampled_from(["maximum", "minimum"]))
+def test_pad_extremes_of_uint64(a, mode):
+    check(lambda xp, a: xp.pad(a, 2, mode), a)
 
 
 def test_pad_values_and_errors():
