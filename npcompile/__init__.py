@@ -7,11 +7,12 @@
         return 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
 """
 from . import config
-from .api import jit
+from .api import jit, reset, run
 from .controls import (allow_in_graph, disable, disallow_in_graph, error_on_graph_break, graph_break,
-                       nonstrict_trace)
-from .diagnostics import explain, set_logs
+                       nonstrict_trace, numpy_op)
+from .diagnostics import CompileProfiler, compile_times, explain, set_logs
 from .errors import Unsupported
 
 __all__ = ["jit", "config", "Unsupported", "graph_break", "error_on_graph_break", "disable",
-           "allow_in_graph", "disallow_in_graph", "nonstrict_trace", "explain", "set_logs"]
+           "allow_in_graph", "disallow_in_graph", "nonstrict_trace", "numpy_op", "explain", "set_logs", "run", "reset", "compile_times",
+           "CompileProfiler"]

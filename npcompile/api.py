@@ -1,4 +1,5 @@
 """The public entry point: ``npcompile.jit``."""
+import copy
 import functools
 import types
 
@@ -22,3 +23,24 @@ def jit(fn=None, *, fullgraph=False, backend="inductor", dynamic=None, device=No
         raise TypeError(f"npcompile.jit expects a Python function, got {type(fn).__name__}")
     return functools.update_wrapper(JitFunction(fn, **settings), fn, updated=())
 
+
+
+def run(fn):
+    """Run-only mode for a jitted function: use what it has compiled so far and never
+    compile anything new (a miss runs uncompiled and is counted in ``run_only_misses``)."""
+    if not isinstance(fn, JitFunction):
+        raise TypeError("npcompile.run expects a function returned by npcompile.jit")
+    view = copy.copy(fn)
+    view.run_only = True
+    return view
+
+
+def reset():
+    """Forget every compiled entry of every jitted function."""
+    from .runtime import _ALL
+    for jitted in list(_ALL):
+        jitted.entries.clear()
+        jitted.resume_entries.clear()
+        jitted.breaks.clear()
+        jitted.recompile_reasons.clear()
+        jitted._callees.clear()

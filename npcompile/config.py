@@ -9,6 +9,8 @@ automatic_dynamic_shapes = True
 trace_numpy = True
 #: A backend failure falls back to running the segment eagerly, with one warning.
 suppress_errors = False
+#: Debug mode: run jitted functions eagerly on the pure shim (no tracing, no compiling).
+eager_shim = False
 #: Largest number of graph nodes a Python loop may unroll into before it is captured
 #: as a body segment driven by the runtime.
 unroll_budget = 2000

@@ -103,3 +103,62 @@ def is_allowed(fn):
 def _identity(fn):
     from .tracer import numpy_map
     return id(numpy_map.to_numpy(fn))
+
+
+class numpy_op:
+    """``numpy_op(fn)``: a pure NumPy function as one opaque graph op (a
+    ``torch.library.custom_op`` with a fake kernel), so NumPy the shim lacks can sit
+    inside a compiled graph without a graph break. ``fn`` takes arrays positionally and
+    returns an array, a NumPy scalar or a tuple of them; its output shapes and dtypes
+    must follow from its input shapes and dtypes (the fake kernel runs ``fn`` on zeros).
+    Outside a trace it is ``fn``."""
+
+    _count = 0
+
+    def __init__(self, fn):
+        functools.update_wrapper(self, fn)
+        self.fn = fn
+        numpy_op._count += 1
+        self.op = _make_custom_op(fn, f"npcompile::{fn.__name__}_{numpy_op._count}")
+
+    def __call__(self, *args):
+        return self.fn(*args)
+
+    def trace_call(self, args):
+        """Called by the tracer with shim arrays: record one op, give shim arrays back."""
+        from torch_numpy_shim._ndarray import ndarray
+        if not all(isinstance(a, ndarray) for a in args):
+            raise TypeError("npcompile.numpy_op functions take arrays only (bind other "
+                            "arguments with functools.partial)")
+        outputs = self.op([a._t for a in args])
+        flags = self.op.result_layout
+        wrapped = [ndarray._wrap(t, scalar) for t, scalar in zip(outputs, flags["scalars"])]
+        return tuple(wrapped) if flags["tuple"] else wrapped[0]
+
+
+def _make_custom_op(fn, qualname):
+    import numpy
+    import torch
+
+    layout = {"tuple": False, "scalars": []}
+
+    def flat(result):
+        layout["tuple"] = isinstance(result, tuple)
+        items = result if isinstance(result, tuple) else (result,)
+        layout["scalars"] = [isinstance(r, numpy.generic) for r in items]
+        return [numpy.asarray(r) for r in items]
+
+    @torch.library.custom_op(qualname, mutates_args=())
+    def op(inputs: list[torch.Tensor]) -> list[torch.Tensor]:
+        arrays = [t.detach().cpu().numpy() for t in inputs]
+        device = inputs[0].device if inputs else torch.device("cpu")
+        return [torch.from_numpy(numpy.array(r, copy=True)).to(device) for r in flat(fn(*arrays))]
+
+    @op.register_fake
+    def _(inputs):
+        zeros = [numpy.zeros(tuple(t.shape), dtype=str(t.dtype).removeprefix("torch.")) for t in inputs]
+        return [torch.empty(r.shape, dtype=getattr(torch, r.dtype.name), device=inputs[0].device if inputs else "cpu")
+                for r in flat(fn(*zeros))]
+
+    op.result_layout = layout
+    return op

@@ -39,6 +39,62 @@ _seen = set()
 _install_handler()
 
 
+_listeners = []
+
+
+def notify(kind, jitted, detail):
+    """Tell active profilers that ``jitted`` had a 'compile', 'recompile' or 'break'."""
+    for listener in _listeners:
+        listener.events.append((kind, jitted.fn.__qualname__, detail))
+
+
+class CompileProfiler:
+    """``with npcompile.CompileProfiler() as prof: ...; print(prof.report())``: the
+    compiles, recompiles (with the guard that failed) and graph breaks during the block."""
+
+    def __init__(self):
+        self.events = []
+
+    def __enter__(self):
+        _listeners.append(self)
+        return self
+
+    def __exit__(self, *exc_info):
+        _listeners.remove(self)
+        return False
+
+    def count(self, kind):
+        return sum(1 for k, _, _ in self.events if k == kind)
+
+    def report(self):
+        lines = [f"Compiles: {self.count('compile')}   Recompiles: {self.count('recompile')}   "
+                 f"Graph breaks: {self.count('break')}"]
+        for kind, name, detail in self.events:
+            if kind == "recompile":
+                lines.append(f"  recompile  {name}: guard failed: {detail}")
+            elif kind == "break":
+                lines.append(f"  break      {name}: {detail.reason} ({detail.filename}:{detail.lineno})")
+        return "\n".join(lines)
+
+
+def compile_times(as_table=True):
+    """Seconds spent per phase (trace, guards, backend) per jitted function, as a table
+    (or a dict ``{qualname: {phase: seconds}}`` with ``as_table=False``)."""
+    from .runtime import _ALL
+    totals = {}
+    for jitted in list(_ALL):
+        phases = totals.setdefault(jitted.fn.__qualname__, {"trace": 0.0, "guards": 0.0, "backend": 0.0})
+        for phase, seconds in jitted.compile_seconds.items():
+            phases[phase] += seconds
+    if not as_table:
+        return totals
+    lines = [f"{'function':<40} {'trace':>9} {'guards':>9} {'backend':>9} {'total':>9}"]
+    for name, phases in sorted(totals.items()):
+        lines.append(f"{name:<40} {phases['trace']:9.3f} {phases['guards']:9.3f} {phases['backend']:9.3f} "
+                     f"{sum(phases.values()):9.3f}")
+    return "\n".join(lines)
+
+
 class ExplainOutput:
     """What one real run of a jitted function compiled and where it broke."""
 

@@ -12,6 +12,7 @@ import linecache
 import time
 import types
 import warnings
+import weakref
 
 import torch
 
@@ -23,6 +24,34 @@ from .outputs import Resume
 from .tracer.frame import Frame
 from .tracer.interpreter import bind_arguments, arg_count, is_user_function
 from .tracer.real import RealRunner
+
+_ALL = weakref.WeakSet()   # every JitFunction, for reset() and compile_times()
+
+
+class BackendFailed(RuntimeError):
+    """The backend could not compile a captured graph."""
+
+
+def _failed_guard(entries, L, fn):
+    """Why the newest entry does not fit ``L``: its first failing guard, described."""
+    entry = entries[-1]
+    guards = entry.capture.guards if entry.compiled is not None else entry.guards
+    return guards.first_failure(L, fn.__globals__, fn.__closure__)
+
+
+def _run_on_shim(fn, args, kwargs):
+    """Debug mode: ``fn`` run eagerly with NumPy swapped for the shim in its globals."""
+    import numpy
+
+    import torch_numpy_shim as shim
+    from .tracer.interpreter import with_shim_globals
+
+    def convert(value):
+        return shim.asarray(value) if isinstance(value, numpy.ndarray) else value
+
+    result = with_shim_globals(fn)(*[convert(a) for a in args], **{k: convert(v) for k, v in kwargs.items()})
+    return shim.to_numpy(result)
+
 
 class BreakRecord:
     """One place where tracing stopped, for explain() and the logs."""
@@ -63,9 +92,10 @@ class FallbackEntry:
 
     compiled = None
 
-    def __init__(self, guard, record):
+    def __init__(self, guard, record, guards):
         self.guard = guard
         self.break_record = record
+        self.guards = guards
 
     def run(self, L, fallback):
         return fallback()
@@ -103,6 +133,11 @@ class JitFunction:
         self._signature = inspect.signature(fn)
         self._limit_warned = False
         self._callees = {}           # user functions called at breaks, compiled in turn
+        self.run_only = False        # use what is compiled, never compile (npcompile.run)
+        self.run_only_misses = 0
+        self.recompile_reasons = []
+        self.compile_seconds = {"trace": 0.0, "guards": 0.0, "backend": 0.0}
+        _ALL.add(self)
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else types.MethodType(self, obj)
@@ -121,6 +156,10 @@ class JitFunction:
         return sum(1 for e in every if e.compiled is not None)
 
     def __call__(self, *args, **kwargs):
+        if not config.trace_numpy:
+            return self.fn(*args, **kwargs)
+        if config.eager_shim:
+            return _run_on_shim(self.fn, args, kwargs)
         L = self.bind(args, kwargs)
         result = self._segment(self.entries, L, None, lambda: self.fn(*args, **kwargs))
         while type(result) is Resume:
@@ -140,13 +179,22 @@ class JitFunction:
                 if self.events is not None:
                     self.events.append(entry)
                 return entry.run(L, fallback)
+        reason = _failed_guard(entries, L, self.fn) if entries else None
+        if self.run_only:
+            self.run_only_misses += 1
+            return fallback()
         if len(entries) >= config.cache_size_limit:
             if not self._limit_warned:
                 self._limit_warned = True
                 warnings.warn(f"npcompile: {self.fn.__qualname__} hit config.cache_size_limit "
-                              f"({config.cache_size_limit}); further new inputs run uncompiled",
-                              stacklevel=4)
+                              f"({config.cache_size_limit}); the guard that keeps failing: {reason}. "
+                              "Further new inputs run uncompiled.", stacklevel=4)
             return fallback()
+        if reason is not None:
+            self.recompile_reasons.append(reason)
+            diagnostics.log_once("recompiles", (self.fn, reason, len(entries)),
+                                 "recompiling %s: guard failed: %s", self.fn.__qualname__, reason)
+            diagnostics.notify("recompile", self, reason)
         entry = self._compile(L, resume_frames)
         entries.append(entry)
         if self.events is not None:
@@ -156,6 +204,7 @@ class JitFunction:
     def _record_break(self, brk):
         record = BreakRecord(brk)
         self.breaks.append(record)
+        diagnostics.notify("break", self, record)
         diagnostics.log_once("graph_breaks", (record.filename, record.lineno, record.reason),
                              "graph break in %s: %s", self.fn.__qualname__, record.message)
         return record
@@ -167,12 +216,14 @@ class JitFunction:
         except GraphBreak as brk:
             if brk.fatal or self.fullgraph:
                 raise Unsupported(brk.user_message()) from None
-            return FallbackEntry(brk.tracer_guards.compile(globals_dict, closure), self._record_break(brk))
+            return FallbackEntry(brk.tracer_guards.compile(globals_dict, closure), self._record_break(brk),
+                                 brk.tracer_guards)
         except Exception as exc:
             if self.fullgraph or not hasattr(exc, "tracer_guards"):
                 raise
             brk = GraphBreak(f"tracing raised {type(exc).__name__}: {exc}")
-            return FallbackEntry(exc.tracer_guards.compile(globals_dict, closure), self._record_break(brk))
+            return FallbackEntry(exc.tracer_guards.compile(globals_dict, closure), self._record_break(brk),
+                                 exc.tracer_guards)
         record = self._record_break(cap.ends_in_break) if cap.ends_in_break is not None else None
         start = time.perf_counter()
         guard = cap.guards.compile(globals_dict, closure)
@@ -180,10 +231,31 @@ class JitFunction:
         finish = cap.output_plan.compile(globals_dict, closure, cap.tensor_outputs)
         guard_seconds = time.perf_counter() - start
         start = time.perf_counter()
-        compiled = self.backend(cap.gm, cap.fake_inputs) if cap.op_count else cap.gm
+        compiled = self._run_backend(cap) if cap.op_count else cap.gm
         times = {"trace": cap.trace_seconds, "guards": guard_seconds,
                  "backend": time.perf_counter() - start}
+        for phase, seconds in times.items():
+            self.compile_seconds[phase] += seconds
+        diagnostics.log_once("guards", guard, "guards of %s:\n%s", self.fn.__qualname__, guard.source)
+        diagnostics.log_once("graph_code", cap.gm, "graph of %s:\n%s", self.fn.__qualname__, cap.gm.code)
+        diagnostics.log_once("output_code", finish, "output code of %s:\n%s", self.fn.__qualname__, finish.source)
+        diagnostics.notify("compile", self, times)
         return CompiledEntry(guard, extract, compiled, finish, cap, times, record)
+
+    def _run_backend(self, cap):
+        """The backend on the captured graph. Compiling happens before any input is
+        touched, so a failure here never leaves an input half-mutated."""
+        try:
+            return self.backend(cap.gm, cap.fake_inputs)
+        except Exception as exc:
+            name = getattr(self.backend, "__name__", repr(self.backend))
+            if not config.suppress_errors:
+                raise BackendFailed(f"backend {name!r} failed on a graph of {self.fn.__qualname__}: "
+                                    f"{type(exc).__name__}: {exc}\n(set npcompile.config.suppress_errors "
+                                    "= True to run such graphs eagerly instead)") from exc
+            warnings.warn(f"npcompile: backend {name!r} failed on a graph of {self.fn.__qualname__} "
+                          f"({type(exc).__name__}: {exc}); running that graph eagerly", stacklevel=5)
+            return cap.gm
 
 
     def _call_at_break(self, fn, args, kwargs):

@@ -498,6 +498,8 @@ class Tracer:
             return False
         if fn in _CONTROL_CONSTRUCTORS:
             return fn(*args, **kwargs)
+        if isinstance(fn, controls.numpy_op):
+            return fn.trace_call(args)
         if isinstance(fn, JitFunction):
             return self.push_frame(fn.fn, bind_arguments(fn.fn, args, kwargs), fullgraph=fn.fullgraph)
         marker = getattr(fn, "_npcompile_error_on_graph_break", None) if callable(fn) else None
@@ -512,7 +514,7 @@ class Tracer:
         if controls.is_allowed(fn):
             return fn(*args, **kwargs)
         if getattr(fn, "_npcompile_nonstrict", False):
-            return _with_shim_globals(fn)(*args, **kwargs)
+            return with_shim_globals(fn)(*args, **kwargs)
         return NOT_A_CONTROL
 
     def inline(self, fn, args, kwargs):
@@ -568,7 +570,7 @@ _CONTROL_CONSTRUCTORS = (controls.error_on_graph_break, controls.nonstrict_trace
                          controls.allow_in_graph, controls.disallow_in_graph)
 
 
-def _with_shim_globals(fn):
+def with_shim_globals(fn):
     """``fn`` with every NumPy module and function in its globals swapped for the shim's."""
     swapped = {name: numpy_map.to_shim(value) for name, value in fn.__globals__.items()}
     clone = types.FunctionType(fn.__code__, swapped, fn.__name__, fn.__defaults__, fn.__closure__)
