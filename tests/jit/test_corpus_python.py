@@ -489,3 +489,50 @@ def test_jit_of_bound_method_hits_cache():
     np.testing.assert_allclose(first, DIFFUSER.step(FIELD), rtol=1e-12)
     np.testing.assert_allclose(second, first, rtol=0)
     assert jitted.compile_count == 1 and not jitted.breaks
+
+
+# ---- aliasing: what NumPy returns as a view (or as the input itself) must stay one ------
+def scale_and_return(a):
+    a *= 2
+    return a
+
+
+def add_out_and_return(a, b):
+    return np.add(a, b, out=a)
+
+
+def flatten_copy_and_ravel_view(a):
+    return a.flatten(), a.ravel(), a[:, ::2]
+
+
+ALIASING_CASES = [
+    (return_views, (MAT,)),
+    (return_input_unchanged, (MAT, VEC)),
+    (scale_and_return, (VEC,)),
+    (add_out_and_return, (MAT, VEC[:6])),
+    (flatten_copy_and_ravel_view, (MAT,)),
+]
+
+
+def _arrays_in(value):
+    if isinstance(value, np.ndarray):
+        return [value]
+    if isinstance(value, (tuple, list)):
+        return [a for item in value for a in _arrays_in(item)]
+    return []
+
+
+def _alias_pattern(result, inputs):
+    """For each returned array and each input: (is it the input, does it share memory)."""
+    return [[(out is inp, bool(np.shares_memory(out, inp))) for inp in inputs]
+            for out in _arrays_in(result)]
+
+
+@pytest.mark.parametrize("fn, args", [pytest.param(fn, args, id=fn.__name__) for fn, args in ALIASING_CASES])
+def test_aliasing_matches_numpy(fn, args):
+    plain_args = [a.copy() for a in args]
+    jit_args = [a.copy() for a in args]
+    expected = _alias_pattern(fn(*plain_args), plain_args)
+    jitted = npcompile.jit(fn, backend="eager")
+    assert _alias_pattern(jitted(*jit_args), jit_args) == expected
+    assert not jitted.breaks
