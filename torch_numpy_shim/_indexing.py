@@ -19,7 +19,7 @@ import torch
 from . import _coerce, _dtypes
 from ._errors import ComplexWarning
 from ._ndarray import ndarray
-from ._normalize import ArrayLike, OutArray, normalize_axis, normalizer
+from ._normalize import ArrayLike, OutArray, normalize_axis, normalizer, write_out
 
 __all__ = [
     "take", "put", "nonzero", "where", "argwhere", "flatnonzero", "extract", "place",
@@ -242,6 +242,10 @@ class _Fancy:
         self.shape = rest_shape[:self.insert_at] + broadcast + rest_shape[self.insert_at:]
         if math.prod(self.shape) == 0:
             self._check_bounds_of_empty_result([indices[d] for d in dims], math.prod(broadcast))
+        # torch reads 0-d index tensors as Python ints (.item()): index with shape (1,)
+        self.zero_d = self.nb == 0
+        if self.zero_d:
+            self.index = tuple(i.reshape(1) for i in self.index)
 
     def _check_bounds_of_empty_result(self, indices, count):
         """torch checks bounds only while filling the result; NumPy checks the index
@@ -256,8 +260,14 @@ class _Fancy:
         nb, at = self.nb, self.insert_at
         return t.movedim(tuple(range(at, at + nb)), tuple(range(nb))) if at and nb else t
 
+    def scatter(self, values):
+        """Write ``values`` (broadcast dims first) into the indexed positions."""
+        self.moved[self.index] = values.unsqueeze(0) if self.zero_d else values
+
     def gather(self):
         out = self.moved[self.index]
+        if self.zero_d:
+            out = out.squeeze(0)
         nb, at = self.nb, self.insert_at
         return out.movedim(tuple(range(nb)), tuple(range(at, at + nb))) if at and nb else out
 
@@ -381,7 +391,7 @@ def setitem(arr, key, value):
         v = torch.flip(v, [fancy.nb + fancy.rest.index(f) for f in key.flips])
     if not key.single_mask:
         v = _last_write_wins(v, fancy.index, fancy.sizes)
-    fancy.moved[fancy.index] = _detach_from(v, arr, value)
+    fancy.scatter(_detach_from(v, arr, value))
 
 
 def _broadcast_mask_value(v, shape, at):
@@ -651,9 +661,8 @@ def compress(condition: ArrayLike, a: ArrayLike, axis=None, out: OutArray = None
     return ndarray._wrap(result) if out is None else _take_out(result, out, a)
 
 
-def choose(a, choices, out=None, mode="raise"):
-    from ._normalize import _out
-    out = _out(out)
+@normalizer
+def choose(a, choices, out: OutArray = None, mode="raise"):
     mode = _clip_mode(mode)
     index = _coerce.asarray(a)
     if not _dtypes.can_cast(index.dtype, _dtypes.int64, "safe"):
@@ -677,7 +686,6 @@ def choose(a, choices, out=None, mode="raise"):
         _raise_if_any((k < 0) | (k >= n), ValueError("invalid entry in choice array"))
     result = torch.gather(stacked, 0, k.unsqueeze(0)).squeeze(0).view(dt.torch)
     if out is not None:
-        from ._normalize import write_out
         return write_out(ndarray._wrap(result), out, casting="unsafe")
     return ndarray._wrap(result, scalar=result.ndim == 0)
 
@@ -802,16 +810,15 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         raise ValueError("invalid dims: array size defined by dims is larger than the maximum possible size.")
     coords = [_index_ints(i) for i in multi_index]
     shape = torch.broadcast_shapes(*(c.shape for c in coords)) if coords else ()
-    fixed, bad = [], torch.zeros(shape, dtype=torch.bool)
+    fixed = []
     for c, size, m in zip(coords, dims, modes):
         if m == "wrap":
             c = torch.remainder(c, size)
         elif m == "clip":
             c = c.clamp(0, size - 1)
         else:
-            bad = bad | (c < 0) | (c >= size)
+            _raise_if_any((c < 0) | (c >= size), ValueError("invalid entry in coordinates array"))
         fixed.append(c)
-    _raise_if_any(bad, ValueError("invalid entry in coordinates array"))
     order_dims = range(len(dims)) if order == "C" else reversed(range(len(dims)))
     flat = torch.zeros(shape, dtype=_INT64)
     for d in order_dims:

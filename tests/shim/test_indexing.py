@@ -740,3 +740,47 @@ def test_mask_indices_with_custom_function():
         out[k:] = 0
         return out
     check(lambda xp: xp.mask_indices(4, upper_rows, 2))
+
+
+# ---- tracing ----------------------------------------------------------------------------
+def _wrapped(t):
+    return shim.ndarray._wrap(t)
+
+
+TRACED = {
+    "views": lambda a, b: a[1:, ::2][0]._t,
+    "negative step": lambda a, b: a[::-1, 1]._t,
+    "element": lambda a, b: a[1, 2]._t,
+    "fancy": lambda a, b: a[[0, 2], 1:]._t,
+    "fancy separated": lambda a, b: a[[0, 2], :, None][:, 1]._t,
+    "0-d index array": lambda a, b: a[_wrapped(b._t[0, 0].long()), 2]._t,
+    "set slice": lambda a, b: (a.__setitem__((slice(None), 0), 5.0), a._t)[1],
+    "set reversed": lambda a, b: (a.__setitem__(slice(None, None, -1), b), a._t)[1],
+    "set repeated": lambda a, b: (a.__setitem__(([0, 0, 1], [1, 1, 2]), b[0, :3]), a._t)[1],
+    "set mask": lambda a, b: (a.__setitem__(_wrapped(a._t > 2), 0.0), a._t)[1],
+    "set mask rows": lambda a, b: (a.__setitem__(_wrapped(a._t[:, 0] > 2), b[0]), a._t)[1],
+    "putmask": lambda a, b: (shim.putmask(a, _wrapped(a._t > 2), [1.0, 2.0]), a._t)[1],
+    "where": lambda a, b: shim.where(_wrapped(a._t > 2), a, 0.5)._t,
+    "take clip": lambda a, b: shim.take(a, [0, 7], axis=1, mode="clip")._t,
+    "take_along_axis": lambda a, b: shim.take_along_axis(a, _wrapped(b._t[:, :1].long()), 1)._t,
+    "put": lambda a, b: (shim.put(a, [0, 5, 0], [1.0, 2.0, 3.0]), a._t)[1],
+    "choose wrap": lambda a, b: shim.choose(_wrapped(b._t.long()), [a, b], mode="wrap")._t,
+    "select": lambda a, b: shim.select([_wrapped(a._t > 2)], [a])._t,
+    "fill_diagonal": lambda a, b: (shim.fill_diagonal(a, [7.0, 8.0]), a._t)[1],
+}
+
+
+@pytest.mark.parametrize("name", TRACED)
+def test_traces_without_data_dependence(name):
+    """The common paths must trace with fake tensors (no .item(), no data-dependent
+    branch) and the graph must compute what eager mode does."""
+    import torch
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def run(x, y):
+        return TRACED[name](_wrapped(x), _wrapped(y))
+    a = torch.arange(12.0).reshape(3, 4)
+    b = torch.ones(3, 4)
+    graph = make_fx(run, tracing_mode="fake")(a.clone(), b.clone())
+    expected = run(a.clone(), b.clone())
+    torch.testing.assert_close(graph(a.clone(), b.clone()), expected)
