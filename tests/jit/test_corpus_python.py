@@ -205,6 +205,16 @@ def recursive_pyramid(img, levels=3):
     return [img] + recursive_pyramid(smaller, levels - 1)
 
 
+@npcompile.jit(backend="eager")
+def midpoints(u):
+    return 0.5 * (u[1:] + u[:-1])
+
+
+def calls_jitted_helper(u):
+    """A helper decorated with npcompile.jit, called from another jitted function."""
+    return midpoints(midpoints(u)).sum()
+
+
 # ---- arguments ------------------------------------------------------------------------
 def sum_fields(*fields):
     total = np.zeros_like(fields[0])
@@ -231,6 +241,23 @@ def defaults_and_star(x, power=2, *extra, normalize=False, **unused):
     for e in extra:
         y = y + e
     return y / np.abs(y).max() if normalize else y
+
+
+def convolve_default_kernel(x, kernel=KERNEL):
+    return kernel[0] * x[:-2] + kernel[1] * x[1:-1] + kernel[2] * x[2:]
+
+
+def keyword_arrays(x, **arrays):
+    out = x.copy()
+    for name in sorted(arrays):
+        out = out + arrays[name]
+    return out
+
+
+def nested_list_argument(layers, x):
+    for w, b in layers:
+        x = np.tanh(x @ w + b)
+    return x
 
 
 def linear_layer(params, x):
@@ -432,6 +459,11 @@ CASES = [
     ("double_star_kwargs", with_options, (VEC,), {"scale": 2.0, "clip": True}),
     ("keyword_only_defaults", keyword_only, (VEC,), {"hi": 1.0}),
     ("defaults_star_and_kwargs", defaults_and_star, (VEC, 3, 1.0, 2.0), {"normalize": True, "tag": "x"}),
+    ("default_array_argument", convolve_default_kernel, (VEC,), {}),
+    ("keyword_array_arguments", keyword_arrays, (VEC,), {"bias": VEC[::-1].copy(), "offset": VEC * 2}),
+    ("nested_list_argument", nested_list_argument,
+     ([(SQUARE, VEC[:5]), (SQUARE.T.copy(), VEC[5:10])], SQUARE[:2]), {}),
+    ("calls_jitted_helper", calls_jitted_helper, (VEC,), {}),
     ("dict_argument", linear_layer, ({"w": MAT, "b": VEC[:6]}, SQUARE[:, :4]), {}),
     ("list_argument_star_unpack", stack_mean, (ARRAYS,), {}),
     ("tuple_argument", tuple_argument, ((VEC, MAT), 1.5), {}),
