@@ -1,0 +1,376 @@
+"""The benchmark suite: real NumPy workloads through NumPy, npcompile and torch.compile.
+
+    python -m benchmarks.suite [--quick] [--only NAME,...] [--size default|tiny] [--threads N]
+    python -m benchmarks.suite | tee benchmarks/results/latest.txt
+
+For each workload, in one process and on the same inputs: NumPy (the oracle), then
+``npcompile.jit`` (TorchInductor) and ``torch.compile`` of the same function. Each
+compiled result is checked against NumPy (type, dtype, shape, values within the
+workload's tolerance); per-call time is the best of a few repeats after warm-up;
+compile time is the first call's time minus a steady call's. Graphs and breaks come
+from ``npcompile.explain`` (a fresh eager trace, so they cost no extra compile).
+
+Prints a table, geometric-mean speedups, the workloads slower than NumPy, and a
+memory-bandwidth line (a memory-bound npcompile kernel against ``np.copyto``); writes
+``results/latest.json`` and a log-scale bar chart ``results/speedups.png`` (runs of a
+subset, or --quick, write ``results/partial*`` instead). No assertions: measurements.
+"""
+import argparse
+import copy
+import dataclasses
+import datetime
+import json
+import math
+import os
+import platform
+import sys
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.workloads import by_name
+
+RESULTS_DIR = Path(__file__).resolve().parent / "results"
+SYSTEMS = ("npcompile", "torch.compile")
+SLOWER_THAN_NUMPY = 1.10
+
+
+@dataclasses.dataclass(frozen=True)
+class Timing:
+    repeats: int = 5            # best of this many measurements
+    min_seconds: float = 0.05   # each measurement loops calls for at least this long
+
+
+FULL_TIMING = Timing()
+QUICK_TIMING = Timing(repeats=2, min_seconds=0.002)
+
+
+# ---- measurement -------------------------------------------------------------------------
+def seconds_per_call(fn, args, timing):
+    """Best of ``timing.repeats`` averages over enough calls to last ``min_seconds``: the
+    least disturbed measure on a shared machine. ``fn`` is already warm."""
+    start = time.perf_counter()
+    fn(*args)
+    once = time.perf_counter() - start
+    number = max(1, math.ceil(timing.min_seconds / max(once, 1e-7)))
+    best = float("inf")
+    for _ in range(timing.repeats):
+        start = time.perf_counter()
+        for _ in range(number):
+            fn(*args)
+        best = min(best, (time.perf_counter() - start) / number)
+    return best
+
+
+def verdict(expected, actual, rtol, atol, path="result"):
+    """"ok", or "MISMATCH <where>: <what>" — NumPy's type, dtype, shape and values
+    (within rtol/atol, NaN equal to NaN) must all match."""
+    if type(actual) is not type(expected):
+        return f"MISMATCH {path}: type {type(actual).__name__}, NumPy {type(expected).__name__}"
+    if isinstance(expected, (tuple, list)):
+        if len(actual) != len(expected):
+            return f"MISMATCH {path}: length {len(actual)}, NumPy {len(expected)}"
+        for i, (e, a) in enumerate(zip(expected, actual)):
+            result = verdict(e, a, rtol, atol, f"{path}[{i}]")
+            if result != "ok":
+                return result
+        return "ok"
+    if isinstance(expected, (np.ndarray, np.generic)):
+        if actual.dtype != expected.dtype:
+            return f"MISMATCH {path}: dtype {actual.dtype}, NumPy {expected.dtype}"
+        if actual.shape != expected.shape:
+            return f"MISMATCH {path}: shape {actual.shape}, NumPy {expected.shape}"
+    if not np.allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True):
+        error = np.max(np.abs(np.asarray(actual, dtype=complex) - np.asarray(expected, dtype=complex)))
+        return f"MISMATCH {path}: values differ (max abs error {error:.3g})"
+    return "ok"
+
+
+def default_compilers():
+    """How each system compiles a NumPy function (imported here: the table code and the
+    smoke test need neither torch nor npcompile)."""
+    import torch
+
+    import npcompile
+    return {"npcompile": lambda fn: npcompile.jit(fn), "torch.compile": lambda fn: torch.compile(fn)}
+
+
+def _failure(exc):
+    return f"failed: {type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}"
+
+
+def run_system(compile_fn, workload, args, expected, numpy_seconds, timing):
+    """Compile with ``compile_fn``, check the first call against NumPy, time steady calls.
+    A crash anywhere is reported as "failed: ...", never raised."""
+    result = {"status": None, "ms": None, "compile_s": None}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compiled = compile_fn(workload.fn)
+            start = time.perf_counter()
+            actual = compiled(*copy.deepcopy(args))
+            first = time.perf_counter() - start
+            result["status"] = verdict(expected, actual, workload.rtol, workload.atol)
+            steady = seconds_per_call(compiled, args, timing)
+    except Exception as exc:  # noqa: BLE001 - the suite reports every failure and goes on
+        result["status"] = _failure(exc)
+        return result, None
+    result["ms"] = steady * 1e3
+    result["compile_s"] = max(first - steady, 0.0)
+    result["speedup"] = numpy_seconds / steady
+    return result, compiled
+
+
+def graph_structure(workload, args, jitted):
+    """Graphs and breaks: ``explain`` on a fresh eager trace, plus what the timed
+    inductor function actually compiled."""
+    import npcompile
+    info = {}
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            explained = npcompile.explain(workload.fn)(*copy.deepcopy(args))
+        # explain() lists a graph or break once per time it ran; count distinct ones
+        info["graphs"] = len({id(gm) for gm in explained.graphs})
+        info["breaks"] = len({id(record) for record in explained.break_reasons})
+        info["break_reasons"] = sorted({record.reason for record in explained.break_reasons})
+        info["explain_counts"] = [explained.graph_count, explained.graph_break_count]
+    except Exception as exc:  # noqa: BLE001
+        info["explain"] = _failure(exc)
+    if jitted is not None and hasattr(jitted, "compile_count"):
+        info["compiled_segments"] = jitted.compile_count
+    return info
+
+
+def run_workload(workload, size, compilers, timing, log=print):
+    """One workload through NumPy and every system, same inputs, one process."""
+    args = workload.inputs(size)
+    expected = workload.fn(*copy.deepcopy(args))
+    numpy_seconds = seconds_per_call(workload.fn, args, timing)
+    record = {"name": workload.name, "size": size, "numpy_ms": numpy_seconds * 1e3}
+    for system, compile_fn in compilers.items():
+        log(f"  [{workload.name}] {system}: compiling and timing ...")
+        start = time.perf_counter()
+        record[system], compiled = run_system(compile_fn, workload, args, expected, numpy_seconds, timing)
+        log(f"  [{workload.name}] {system}: {record[system]['status']} "
+            f"({time.perf_counter() - start:.1f} s)")
+        if system == "npcompile":
+            record[system].update(graph_structure(workload, args, compiled))
+    return record
+
+
+# ---- memory bandwidth --------------------------------------------------------------------
+def _axpy(a, b):
+    return a * 2.0 + b
+
+
+def _axpy_into(out, a, b):
+    out[...] = a * 2.0 + b
+
+
+def memory_bandwidth(mebibytes=64, repeats=5, compile_fn=None):
+    """GB/s of ``np.copyto`` (read + write) on large float64 arrays, and of the
+    memory-bound kernel ``a * 2.0 + b`` (two reads, one write) through NumPy and
+    ``compile_fn`` (npcompile.jit), into a fresh array and into an existing one."""
+    n = mebibytes * 2 ** 20 // 8
+    rng = np.random.default_rng(0)
+    a, b, out = rng.random(n), rng.random(n), np.empty(n)
+    nbytes = a.nbytes
+    timing = Timing(repeats=repeats, min_seconds=0.0)
+    gbps = {"copyto": 2 * nbytes / seconds_per_call(np.copyto, (out, a), timing) / 1e9,
+            "numpy a*2+b": 3 * nbytes / seconds_per_call(_axpy, (a, b), timing) / 1e9,
+            "numpy out[...]=a*2+b": 3 * nbytes / seconds_per_call(_axpy_into, (out, a, b), timing) / 1e9}
+    if compile_fn is not None:
+        for label, fn, args in (("npcompile a*2+b", _axpy, (a, b)),
+                                ("npcompile out[...]=a*2+b", _axpy_into, (out, a, b))):
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    compiled = compile_fn(fn)
+                    compiled(*args)
+                    gbps[label] = 3 * nbytes / seconds_per_call(compiled, args, timing) / 1e9
+            except Exception as exc:  # noqa: BLE001
+                gbps[label] = _failure(exc)
+    return {"mebibytes": mebibytes, "gbps": gbps}
+
+
+def bandwidth_lines(bandwidth):
+    copy_rate = bandwidth["gbps"]["copyto"]
+    lines = [f"Memory bandwidth ({bandwidth['mebibytes']} MiB float64 arrays, bytes read + written): "
+             f"np.copyto {copy_rate:.1f} GB/s"]
+    for label, rate in bandwidth["gbps"].items():
+        if label == "copyto":
+            continue
+        if isinstance(rate, str):
+            lines.append(f"  {label:<26} {rate}")
+        else:
+            lines.append(f"  {label:<26} {rate:6.1f} GB/s = {rate / copy_rate:4.0%} of copy bandwidth")
+    return lines
+
+
+# ---- reporting ---------------------------------------------------------------------------
+COLUMNS = ("workload", "correct", "numpy ms", "npc ms", "npc x", "npc/tc", "npc comp s",
+           "tc comp s", "graphs", "breaks", "tc correct", "tc x")
+
+
+def _fmt(value, spec):
+    return "-" if value is None else format(value, spec)
+
+
+def _short(status):
+    if status is None:
+        return "-"
+    return status if status == "ok" else status.split(":")[0].split()[0]
+
+
+def table_rows(records):
+    rows = []
+    for r in records:
+        npc, tc = r.get("npcompile", {}), r.get("torch.compile", {})
+        ratio = npc["ms"] / tc["ms"] if npc.get("ms") and tc.get("ms") else None
+        rows.append((r["name"], _short(npc.get("status")), _fmt(r["numpy_ms"], ".2f"),
+                     _fmt(npc.get("ms"), ".2f"), _fmt(npc.get("speedup"), ".2f"), _fmt(ratio, ".2f"),
+                     _fmt(npc.get("compile_s"), ".1f"), _fmt(tc.get("compile_s"), ".1f"),
+                     _fmt(npc.get("graphs"), "d"), _fmt(npc.get("breaks"), "d"),
+                     _short(tc.get("status")), _fmt(tc.get("speedup"), ".2f")))
+    return rows
+
+
+def format_table(records):
+    rows = [COLUMNS] + table_rows(records)
+    widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
+    lines = []
+    for n, row in enumerate(rows):
+        lines.append("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
+                               for i, (cell, w) in enumerate(zip(row, widths))))
+        if n == 0:
+            lines.append("-" * len(lines[0]))
+    return "\n".join(lines)
+
+
+def geometric_mean(values):
+    values = [v for v in values if v]
+    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+
+
+def summary_lines(records):
+    """Geometric-mean speedups over NumPy (correct runs only), slow workloads, problems."""
+    lines = []
+    for system in SYSTEMS:
+        ran = [r for r in records if system in r]
+        good = [r[system]["speedup"] for r in ran if r[system]["status"] == "ok"]
+        mean = geometric_mean(good)
+        lines.append(f"{system}: geometric-mean speedup over NumPy {_fmt(mean, '.2f')}x "
+                     f"over {len(good)} of {len(ran)} workloads (correct results only)")
+        slow = [f"{r['name']} ({r[system]['speedup']:.2f}x)" for r in ran
+                if r[system].get("speedup") and r[system]["speedup"] < 1 / SLOWER_THAN_NUMPY]
+        lines.append(f"  slower than NumPy by >{SLOWER_THAN_NUMPY - 1:.0%}: {', '.join(slow) or 'none'}")
+        wrong = [f"{r['name']}: {r[system]['status']}" for r in ran if r[system]["status"] != "ok"]
+        lines.extend(f"  {problem}" for problem in wrong)
+    broken = [f"{r['name']} ({r['npcompile']['breaks']}: {'; '.join(r['npcompile']['break_reasons'])})"
+              for r in records if r.get("npcompile", {}).get("breaks")]
+    lines.append(f"npcompile graph breaks: {', '.join(broken) or 'none'}")
+    return lines
+
+
+def write_chart(records, path):
+    """Log-scale bars of the speedup over NumPy per workload, one bar per system."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [r["name"] for r in records]
+    fig, ax = plt.subplots(figsize=(max(8, 0.55 * len(names) + 2), 5))
+    width = 0.4
+    for k, system in enumerate(SYSTEMS):
+        speedups = [r.get(system, {}).get("speedup") if r.get(system, {}).get("status") == "ok" else None
+                    for r in records]
+        xs = [i + (k - 0.5) * width for i, s in enumerate(speedups) if s]
+        ax.bar(xs, [s for s in speedups if s], width, label=system)
+        for i, s in enumerate(speedups):
+            if not s:
+                ax.annotate("x", (i + (k - 0.5) * width, 1.0), ha="center", color="red")
+    ax.axhline(1.0, color="black", linewidth=0.8)
+    ax.set_yscale("log")
+    ax.set_ylabel("speedup over NumPy (log scale)")
+    ax.set_xticks(range(len(names)))
+    ax.set_xticklabels(names, rotation=60, ha="right", fontsize=8)
+    ax.set_title("Speedup over NumPy (x: failed or wrong answer)")
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+
+
+def machine_info():
+    import torch
+    return {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "python": platform.python_version(), "numpy": np.__version__, "torch": torch.__version__,
+            "cpu_count": os.cpu_count(), "torch_threads": torch.get_num_threads(),
+            "openblas_env": {k: v for k, v in os.environ.items() if k.startswith("OPENBLAS")}}
+
+
+# ---- command line ------------------------------------------------------------------------
+def parse_args(argv):
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.suite", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="tiny sizes, fewer repeats (smoke use)")
+    parser.add_argument("--only", default="", help="comma-separated workload names")
+    parser.add_argument("--size", choices=("default", "tiny"), default=None)
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch threads for both compilers (default 1: on a shared machine "
+                             "OpenMP kernels stall when a thread is descheduled)")
+    parser.add_argument("--out", default=None,
+                        help="results path stem (default: benchmarks/results/latest for a full "
+                             "run, benchmarks/results/partial otherwise)")
+    return parser.parse_args(argv)
+
+
+def main(argv=None):
+    options = parse_args(argv)
+    size = options.size or ("tiny" if options.quick else "default")
+    timing = QUICK_TIMING if options.quick else FULL_TIMING
+    names = [n.strip() for n in options.only.split(",") if n.strip()]
+    full = not (options.quick or names or size != "default")
+    out = Path(options.out) if options.out else RESULTS_DIR / ("latest" if full else "partial")
+    out.parent.mkdir(parents=True, exist_ok=True)
+
+    import torch
+    torch.set_num_threads(options.threads)
+    info = machine_info()
+    print(f"npcompile benchmark suite: size={size}, repeats={timing.repeats}, "
+          f"torch threads={info['torch_threads']}, cpus={info['cpu_count']}, "
+          f"numpy {info['numpy']}, torch {info['torch']}", flush=True)
+
+    compilers = default_compilers()
+    records = []
+    suite_start = time.perf_counter()
+    workloads = by_name(names)
+    for i, workload in enumerate(workloads, 1):
+        print(f"[{i}/{len(workloads)}] {workload.name} ({time.perf_counter() - suite_start:.0f} s elapsed)",
+              flush=True)
+        records.append(run_workload(workload, size, compilers, timing,
+                                    log=lambda message: print(message, flush=True)))
+
+    print("measuring memory bandwidth ...", flush=True)
+    bandwidth = memory_bandwidth(mebibytes=8 if options.quick else 64,
+                                 repeats=timing.repeats, compile_fn=compilers["npcompile"])
+
+    print()
+    print(format_table(records))
+    print()
+    for line in summary_lines(records) + bandwidth_lines(bandwidth):
+        print(line)
+    print(f"total {time.perf_counter() - suite_start:.0f} s")
+
+    report = {"machine": info, "size": size, "timing": dataclasses.asdict(timing),
+              "workloads": records, "bandwidth": bandwidth}
+    out.with_suffix(".json").write_text(json.dumps(report, indent=1))
+    chart = out.parent / ("speedups.png" if full else f"{out.name}_speedups.png")
+    write_chart(records, chart)
+    print(f"wrote {out.with_suffix('.json')} and {chart}", flush=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""Smoke tests of the benchmark suite without TorchInductor: every workload at its tiny
+size through ``npcompile.jit(backend="eager")`` gives NumPy's answer, and the suite's
+measuring, checking and reporting code runs on eager compilers and on a fake result set."""
+import copy
+import json
+
+import numpy as np
+import pytest
+
+import npcompile
+from benchmarks import suite
+from benchmarks.workloads import WORKLOADS, by_name
+from tests.oracle import assert_same
+
+# A data-dependent loop condition cannot be captured: these break by nature.
+BREAKS_BY_NATURE = {"newton_cuberoot"}
+
+
+def test_registry_has_the_workloads_the_suite_promises():
+    names = [w.name for w in WORKLOADS]
+    assert len(names) >= 20 and len(set(names)) == len(names)
+    assert {"jacobi_2d", "heat_3d", "nbody_step", "softmax", "logsumexp", "kmeans_step", "mandelbrot",
+            "advection_upwind", "horner_polynomial", "pairwise_distances", "black_scholes",
+            "gaussian_filter", "matrix_chain", "mlp_forward", "cumulative_trapezoid",
+            "newton_cuberoot"} <= set(names)
+    assert [w.name for w in by_name(["softmax", "jacobi_2d"])] == ["jacobi_2d", "softmax"]
+    with pytest.raises(KeyError):
+        by_name(["no_such_workload"])
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
+def test_workload_jitted_eagerly_matches_numpy(workload):
+    args = workload.inputs("tiny")
+    again = workload.inputs("tiny")
+    for a, b in zip(args, again):
+        np.testing.assert_array_equal(a, b)           # inputs are deterministic
+    expected = workload.fn(*copy.deepcopy(args))
+    jitted = npcompile.jit(workload.fn, backend="eager")
+    jit_args = copy.deepcopy(args)
+    for _ in range(2):                                # the second call hits the cache
+        assert_same(expected, jitted(*jit_args), rtol=workload.rtol, atol=workload.atol)
+    assert_same(args, jit_args, path="inputs after the call")   # workloads never mutate
+    if workload.name in BREAKS_BY_NATURE:
+        assert jitted.breaks
+    else:
+        assert jitted.compile_count == 1 and not jitted.breaks, [b.reason for b in jitted.breaks]
+
+
+@pytest.mark.parametrize("expected, actual, start", [
+    (np.ones(3), np.ones(3), "ok"),
+    ((np.ones(3), np.float64(2.0)), (np.ones(3) + 1e-12, np.float64(2.0)), "ok"),
+    (np.float64(2.0), np.array(2.0), "MISMATCH result: type ndarray, NumPy float64"),
+    (np.ones(3), np.ones(3, dtype=np.float32), "MISMATCH result: dtype float32"),
+    (np.ones(3), np.ones((3, 1)), "MISMATCH result: shape (3, 1)"),
+    ((np.ones(2),), (np.ones(2), np.ones(2)), "MISMATCH result: length 2"),
+    ((np.ones(2), np.zeros(2)), (np.ones(2), np.ones(2)), "MISMATCH result[1]: values differ"),
+    (np.array([np.nan, 1.0]), np.array([np.nan, 1.0]), "ok"),
+])
+def test_verdict(expected, actual, start):
+    assert suite.verdict(expected, actual, rtol=1e-7, atol=1e-9).startswith(start)
+
+
+def _raise_on_compile(fn):
+    raise RuntimeError("backend exploded\nsecond line")
+
+
+def test_run_workload_with_eager_compilers_and_a_failing_one():
+    compilers = {"npcompile": lambda fn: npcompile.jit(fn, backend="eager"),
+                 "torch.compile": _raise_on_compile}
+    messages = []
+    record = suite.run_workload(by_name(["newton_cuberoot"])[0], "tiny", compilers, suite.QUICK_TIMING,
+                                log=messages.append)
+    npc, failed = record["npcompile"], record["torch.compile"]
+    assert npc["status"] == "ok" and npc["ms"] > 0 and npc["speedup"] > 0 and npc["compile_s"] >= 0
+    assert npc["graphs"] >= 2 and npc["breaks"] >= 1 and npc["compiled_segments"] >= 2
+    assert npc["break_reasons"]
+    assert failed == {"status": "failed: RuntimeError: backend exploded", "ms": None, "compile_s": None}
+    assert any("newton_cuberoot" in m and "torch.compile" in m for m in messages)
+    json.dumps(record)                                # the report is JSON-serialisable
+
+
+FAKE_RECORDS = [
+    {"name": "fast", "size": "default", "numpy_ms": 10.0,
+     "npcompile": {"status": "ok", "ms": 2.0, "compile_s": 3.0, "speedup": 5.0, "graphs": 1, "breaks": 0,
+                   "break_reasons": []},
+     "torch.compile": {"status": "ok", "ms": 4.0, "compile_s": 6.0, "speedup": 2.5}},
+    {"name": "slow_and_breaking", "size": "default", "numpy_ms": 1.0,
+     "npcompile": {"status": "ok", "ms": 2.0, "compile_s": 1.0, "speedup": 0.5, "graphs": 3, "breaks": 2,
+                   "break_reasons": ["data-dependent branch"]},
+     "torch.compile": {"status": "MISMATCH result: type ndarray, NumPy float64", "ms": 1.0,
+                       "compile_s": 2.0, "speedup": 1.0}},
+    {"name": "crashes", "size": "default", "numpy_ms": 5.0,
+     "npcompile": {"status": "failed: RuntimeError: boom", "ms": None, "compile_s": None},
+     "torch.compile": {"status": "failed: Unsupported: x", "ms": None, "compile_s": None}},
+]
+
+
+def test_table_and_summary_on_fake_results():
+    table = suite.format_table(FAKE_RECORDS).splitlines()
+    assert table[0].split()[:4] == ["workload", "correct", "numpy", "ms"]
+    fast, slow, crashes = (line.split() for line in table[2:])
+    assert fast == ["fast", "ok", "10.00", "2.00", "5.00", "0.50", "3.0", "6.0", "1", "0", "ok", "2.50"]
+    assert slow[:2] == ["slow_and_breaking", "ok"] and slow[-2] == "MISMATCH"
+    assert crashes == ["crashes", "failed", "5.00"] + ["-"] * 7 + ["failed", "-"]
+
+    summary = suite.summary_lines(FAKE_RECORDS)
+    assert summary[0].startswith("npcompile: geometric-mean speedup over NumPy 1.58x over 2 of 3")
+    assert summary[1].endswith("slow_and_breaking (0.50x)")
+    assert "crashes: failed: RuntimeError: boom" in summary[2]
+    assert summary[3].startswith("torch.compile: geometric-mean speedup over NumPy 2.50x over 1 of 3")
+    assert summary[4].endswith(": none")
+    assert summary[-1] == "npcompile graph breaks: slow_and_breaking (2: data-dependent branch)"
+
+
+def test_bandwidth_lines_and_chart(tmp_path):
+    bandwidth = suite.memory_bandwidth(mebibytes=1, repeats=1, compile_fn=_raise_on_compile)
+    lines = suite.bandwidth_lines(bandwidth)
+    assert "np.copyto" in lines[0] and bandwidth["gbps"]["copyto"] > 0
+    assert any(line.strip().startswith("numpy a*2+b") and "of copy bandwidth" in line for line in lines)
+    assert any("npcompile a*2+b" in line and "failed: RuntimeError" in line for line in lines)
+    chart = tmp_path / "speedups.png"
+    suite.write_chart(FAKE_RECORDS, chart)
+    assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
