@@ -10,9 +10,10 @@ from . import config
 from .api import jit, reset, run
 from .controls import (allow_in_graph, disable, disallow_in_graph, error_on_graph_break, graph_break,
                        nonstrict_trace, numpy_op)
+from .dynamic import mark_dynamic, mark_static
 from .diagnostics import CompileProfiler, compile_times, explain, set_logs
 from .errors import Unsupported
 
 __all__ = ["jit", "config", "Unsupported", "graph_break", "error_on_graph_break", "disable",
            "allow_in_graph", "disallow_in_graph", "nonstrict_trace", "numpy_op", "explain", "set_logs", "run", "reset", "compile_times",
-           "CompileProfiler"]
+           "CompileProfiler", "mark_dynamic", "mark_static"]

@@ -37,7 +37,9 @@ def run(fn):
 
 def reset():
     """Forget every compiled entry of every jitted function."""
+    from .diagnostics import _compile_seconds
     from .runtime import _ALL
+    _compile_seconds.clear()
     for jitted in list(_ALL):
         jitted.entries.clear()
         jitted.resume_entries.clear()

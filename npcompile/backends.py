@@ -58,15 +58,18 @@ def _is_pure(gm):
     for node in gm.graph.nodes:
         if node.op == "call_function":
             schema = getattr(node.target, "_schema", None)
+            if schema is None and getattr(node.target, "__module__", None) == "_operator":
+                continue  # arithmetic on sizes
             if schema is None or schema.is_mutable:
                 return False
-        elif node.op == "placeholder":
+        elif node.op == "placeholder" and isinstance(node.meta.get("val"), torch.Tensor):
             storages.add(StorageWeakRef(node.meta["val"].untyped_storage()))
         elif node.op == "output":
             for out in node.args[0]:
-                if not hasattr(out, "meta"):
-                    return False
-                ref = StorageWeakRef(out.meta["val"].untyped_storage())
+                value = getattr(out, "meta", {}).get("val")
+                if not isinstance(value, torch.Tensor):
+                    continue
+                ref = StorageWeakRef(value.untyped_storage())
                 if ref in storages:
                     return False
                 storages.add(ref)

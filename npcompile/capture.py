@@ -1,5 +1,6 @@
 """Segment capture: run the tracer inside make_fx under our FakeTensorMode (which owns
 a ShapeEnv), so every torch op the shim issues lands in an aten-level GraphModule."""
+import dataclasses
 import time
 
 import numpy
@@ -41,9 +42,33 @@ def as_tensor(example):
     return torch.from_numpy(example)
 
 
-def _fake(fake_mode, tensor):
-    context = StatelessSymbolicContext(dynamic_sizes=[DimDynamic.STATIC] * tensor.ndim)
-    return fake_mode.from_tensor(tensor, symbolic_context=context)
+@dataclasses.dataclass(frozen=True)
+class _ShapeSource(torch._guards.Source):
+    """Names an input for the ShapeEnv, so its guards come out in our expressions."""
+
+    expr: str
+
+    @property
+    def name(self):
+        return self.expr
+
+    def guard_source(self):
+        return torch._guards.GuardSource.LOCAL
+
+
+def _fake(fake_mode, tensor, dynamic_dims, source):
+    sizes = [DimDynamic.DYNAMIC if d in dynamic_dims else DimDynamic.STATIC for d in range(tensor.ndim)]
+    return fake_mode.from_tensor(tensor, symbolic_context=StatelessSymbolicContext(dynamic_sizes=sizes),
+                                 source=_ShapeSource(source.expr))
+
+
+def shape_guards(fake_mode, fake_inputs, inputs):
+    """The ShapeEnv's guards on dynamic sizes, as expressions over the inputs' sources
+    (valid for NumPy arrays and tensors alike: ``.shape`` instead of ``.size()``)."""
+    if not any(isinstance(size, torch.SymInt) for t in fake_inputs for size in t.shape):
+        return []
+    expressions = fake_mode.shape_env.produce_guards(fake_inputs, [_ShapeSource(i.source.expr) for i in inputs])
+    return [e.replace(".size()", ".shape") for e in expressions]
 
 
 def entry_roots(bound_args, arg_names):
@@ -85,7 +110,7 @@ def initial_inputs(roots):
     return found
 
 
-def capture(fn, bound_args, arg_names, resume_frames=None, fullgraph=False):
+def capture(fn, bound_args, arg_names, resume_frames=None, fullgraph=False, dynamic_dims=lambda source, example: ()):
     """Trace ``fn`` (from its entry, or from ``resume_frames``) into a graph. Tracing
     restarts whenever it declares a new input; at a resumable graph break it traces again
     and stops just before the breaking instruction, so the segment ends there. Raises
@@ -98,7 +123,9 @@ def capture(fn, bound_args, arg_names, resume_frames=None, fullgraph=False):
     while True:
         tracer = Tracer(fn, bound_args, inputs, resume_frames, stop_at, fullgraph)
         fake_mode = FakeTensorMode(shape_env=ShapeEnv(), allow_non_fake_inputs=True)
-        fake_inputs = [_fake(fake_mode, as_tensor(inp.example)) for inp in inputs]
+        for inp in inputs:
+            inp.dynamic = tuple(dynamic_dims(inp.source, inp.example))
+        fake_inputs = [_fake(fake_mode, as_tensor(inp.example), inp.dynamic, inp.source) for inp in inputs]
         plan_box = []
 
         def traced(*placeholders):
@@ -121,5 +148,7 @@ def capture(fn, bound_args, arg_names, resume_frames=None, fullgraph=False):
         except BaseException as exc:
             exc.tracer_guards = tracer.guards
             raise
+        for expression in shape_guards(fake_mode, fake_inputs, inputs):
+            tracer.guards.add(expression, f"sizes: {expression}")
         return Capture(gm, fake_inputs, fake_mode, tracer, plan_box[0], time.perf_counter() - start,
                        first_break)

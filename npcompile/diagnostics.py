@@ -77,21 +77,25 @@ class CompileProfiler:
         return "\n".join(lines)
 
 
+_compile_seconds = {}   # qualname -> {phase: seconds}, for compile_times()
+
+
+def record_compile_times(qualname, times):
+    phases = _compile_seconds.setdefault(qualname, {"trace": 0.0, "guards": 0.0, "backend": 0.0})
+    for phase, seconds in times.items():
+        phases[phase] += seconds
+
+
 def compile_times(as_table=True):
     """Seconds spent per phase (trace, guards, backend) per jitted function, as a table
     (or a dict ``{qualname: {phase: seconds}}`` with ``as_table=False``)."""
-    from .runtime import _ALL
-    totals = {}
-    for jitted in list(_ALL):
-        phases = totals.setdefault(jitted.fn.__qualname__, {"trace": 0.0, "guards": 0.0, "backend": 0.0})
-        for phase, seconds in jitted.compile_seconds.items():
-            phases[phase] += seconds
     if not as_table:
-        return totals
-    lines = [f"{'function':<40} {'trace':>9} {'guards':>9} {'backend':>9} {'total':>9}"]
-    for name, phases in sorted(totals.items()):
-        lines.append(f"{name:<40} {phases['trace']:9.3f} {phases['guards']:9.3f} {phases['backend']:9.3f} "
-                     f"{sum(phases.values()):9.3f}")
+        return {name: dict(phases) for name, phases in _compile_seconds.items()}
+    width = max([40] + [len(name) for name in _compile_seconds])
+    lines = [f"{'function':<{width}} {'trace':>9} {'guards':>9} {'backend':>9} {'total':>9}"]
+    for name, phases in sorted(_compile_seconds.items()):
+        lines.append(f"{name:<{width}} {phases['trace']:9.3f} {phases['guards']:9.3f} "
+                     f"{phases['backend']:9.3f} {sum(phases.values()):9.3f}")
     return "\n".join(lines)
 
 

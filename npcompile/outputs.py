@@ -83,6 +83,10 @@ class _Encoder:
         p, tracer = self.p, self.tracer
         if isinstance(value, ShimArray):
             return self.array(value)
+        if isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+            self.tensors.append(value)   # a size known only at run time: a graph output
+            kind = {torch.SymInt: "int", torch.SymFloat: "float", torch.SymBool: "bool"}[type(value)]
+            return f"{kind}(out[{len(self.tensors) - 1}])"
         if id(value) in self.memo:
             return self.memo[id(value)]
         for table in (tracer.mirrors, tracer.source_of):

@@ -18,6 +18,7 @@ import torch
 
 from . import config, diagnostics
 from .backends import resolve
+from .dynamic import dynamic_marks
 from .capture import capture
 from .errors import GraphBreak, Unsupported
 from .outputs import Resume
@@ -25,7 +26,7 @@ from .tracer.frame import Frame
 from .tracer.interpreter import bind_arguments, arg_count, is_user_function
 from .tracer.real import RealRunner
 
-_ALL = weakref.WeakSet()   # every JitFunction, for reset() and compile_times()
+_ALL = weakref.WeakSet()   # every JitFunction, for reset()
 
 
 class BackendFailed(RuntimeError):
@@ -133,10 +134,10 @@ class JitFunction:
         self._signature = inspect.signature(fn)
         self._limit_warned = False
         self._callees = {}           # user functions called at breaks, compiled in turn
+        self.dynamic_dims = {}       # input source -> dims that changed size (automatic dynamic)
         self.run_only = False        # use what is compiled, never compile (npcompile.run)
         self.run_only_misses = 0
         self.recompile_reasons = []
-        self.compile_seconds = {"trace": 0.0, "guards": 0.0, "backend": 0.0}
         _ALL.add(self)
 
     def __get__(self, obj, objtype=None):
@@ -191,6 +192,7 @@ class JitFunction:
                               "Further new inputs run uncompiled.", stacklevel=4)
             return fallback()
         if reason is not None:
+            self._grow_dynamic_dims(entries[-1], L)
             self.recompile_reasons.append(reason)
             diagnostics.log_once("recompiles", (self.fn, reason, len(entries)),
                                  "recompiling %s: guard failed: %s", self.fn.__qualname__, reason)
@@ -200,6 +202,32 @@ class JitFunction:
         if self.events is not None:
             self.events.append(entry)
         return entry.run(L, fallback)
+
+    def _grow_dynamic_dims(self, entry, L):
+        """Automatic dynamic shapes: dims whose size changed since the newest entry was
+        compiled are traced as dynamic from now on, so later sizes reuse one graph."""
+        if self.dynamic is not None or not config.automatic_dynamic_shapes or entry.compiled is None:
+            return
+        namespace = {"L": L, "G": self.fn.__globals__, "C": self.fn.__closure__}
+        for inp in entry.capture.inputs:
+            try:
+                now = eval(inp.source.expr, namespace)
+            except Exception:
+                continue
+            old = inp.example
+            if getattr(now, "ndim", None) == old.ndim and getattr(now, "dtype", None) == old.dtype:
+                changed = {d for d in range(old.ndim) if now.shape[d] != old.shape[d]}
+                if changed:
+                    self.dynamic_dims.setdefault(inp.source.expr, set()).update(changed)
+
+    def dims_to_trace_dynamic(self, source, example):
+        """Which dims of an input the next trace makes dynamic (see ``dynamic=``)."""
+        marked = dynamic_marks.get(example)
+        if self.dynamic is True:
+            return set(range(example.ndim)) - marked.static
+        if self.dynamic is False:
+            return marked.dynamic
+        return (self.dynamic_dims.get(source.expr, set()) | marked.dynamic) - marked.static
 
     def _record_break(self, brk):
         record = BreakRecord(brk)
@@ -212,7 +240,8 @@ class JitFunction:
     def _compile(self, L, resume_frames):
         globals_dict, closure = self.fn.__globals__, self.fn.__closure__
         try:
-            cap = capture(self.fn, L, self._arg_names, resume_frames, self.fullgraph)
+            cap = capture(self.fn, L, self._arg_names, resume_frames, self.fullgraph,
+                          self.dims_to_trace_dynamic)
         except GraphBreak as brk:
             if brk.fatal or self.fullgraph:
                 raise Unsupported(brk.user_message()) from None
@@ -234,8 +263,7 @@ class JitFunction:
         compiled = self._run_backend(cap) if cap.op_count else cap.gm
         times = {"trace": cap.trace_seconds, "guards": guard_seconds,
                  "backend": time.perf_counter() - start}
-        for phase, seconds in times.items():
-            self.compile_seconds[phase] += seconds
+        diagnostics.record_compile_times(self.fn.__qualname__, times)
         diagnostics.log_once("guards", guard, "guards of %s:\n%s", self.fn.__qualname__, guard.source)
         diagnostics.log_once("graph_code", cap.gm, "graph of %s:\n%s", self.fn.__qualname__, cap.gm.code)
         diagnostics.log_once("output_code", finish, "output code of %s:\n%s", self.fn.__qualname__, finish.source)

@@ -43,20 +43,29 @@ class Guards:
         self.add(f"tuple({source.expr}) == {self.const(tuple(keys))}",
                  f"{source.label} has keys {tuple(keys)!r}")
 
-    def array_meta(self, source, array):
-        """dtype, sizes and strides (and device, for tensors) of an array input."""
+    def array_meta(self, source, array, dynamic_dims=()):
+        """dtype, sizes and strides (and device, for tensors) of an array input. Sizes of
+        dynamic dims are left to the ShapeEnv's guards; such an input must keep its
+        C-contiguous layout instead of exact strides."""
         self.type_is(source, array)
-        shape = tuple(array.shape)
-        if isinstance(array, torch.Tensor):
-            strides, accessor = tuple(array.stride()), ".stride()"
+        is_tensor = isinstance(array, torch.Tensor)
+        if is_tensor:
             self.add(f"{source.expr}.device == {self.const(array.device)}",
                      f"{source.label}.device == {array.device}")
-        else:
-            strides, accessor = tuple(array.strides), ".strides"
-        self.add(f"{source.expr}.dtype == {self.const(array.dtype)}",
-                 f"{source.label}.dtype == {array.dtype}")
-        self.add(f"{source.expr}.shape == {shape!r}", f"{source.label}.shape == {shape}")
-        self.add(f"{source.expr}{accessor} == {strides!r}", f"{source.label} strides == {strides}")
+        self.add(f"{source.expr}.dtype == {self.const(array.dtype)}", f"{source.label}.dtype == {array.dtype}")
+        shape = tuple(array.shape)
+        if not dynamic_dims:
+            strides = tuple(array.stride()) if is_tensor else tuple(array.strides)
+            self.add(f"{source.expr}.shape == {shape!r}", f"{source.label}.shape == {shape}")
+            self.add(f"{source.expr}{'.stride()' if is_tensor else '.strides'} == {strides!r}",
+                     f"{source.label} strides == {strides}")
+            return
+        self.add(f"len({source.expr}.shape) == {len(shape)}", f"{source.label}.ndim == {len(shape)}")
+        for d, size in enumerate(shape):
+            if d not in dynamic_dims:
+                self.add(f"{source.expr}.shape[{d}] == {size}", f"{source.label}.shape[{d}] == {size}")
+        contiguous = f"{source.expr}.is_contiguous()" if is_tensor else f"{source.expr}.flags.c_contiguous"
+        self.add(contiguous, f"{source.label} is C-contiguous")
 
     def same_object(self, source_a, source_b):
         self.add(f"{source_a.expr} is {source_b.expr}", f"{source_a.label} is {source_b.label}")

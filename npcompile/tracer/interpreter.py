@@ -83,13 +83,15 @@ def _cell_full(cell):
 
 
 class ArrayInput:
-    """A graph input: where the array comes from, and an example of it."""
+    """A graph input: where the array comes from, an example of it, and which of its
+    dims the graph treats as dynamic (set by capture before each trace)."""
 
-    __slots__ = ("source", "example")
+    __slots__ = ("source", "example", "dynamic")
 
     def __init__(self, source, example):
         self.source = source
         self.example = example
+        self.dynamic = ()
 
 
 class Tracer:
@@ -345,7 +347,7 @@ class Tracer:
         if index is None:
             self.inputs.append(ArrayInput(source, value))
             raise RestartTrace()
-        self.guards.array_meta(source, value)
+        self.guards.array_meta(source, value, self.inputs[index].dynamic)
         for other, other_source in self.array_by_id.values():
             self.guards.distinct_objects(source, other_source)
         array = ShimArray._wrap(self.placeholders[index])

@@ -1,0 +1,154 @@
+"""Recompilation under control: automatic dynamic shapes, mark_dynamic/mark_static,
+the cache limit, recompile reasons and logs, the profiler, compile_times, run-only."""
+import logging
+import warnings
+
+import numpy as np
+import pytest
+
+import npcompile
+from tests.jit.harness import CountingBackend
+from tests.oracle import assert_same
+
+
+def stencil(a, b):
+    c = np.sin(a) * 2 + b[: a.shape[0]]
+    return c.sum(), c, a.shape[0] * 2
+
+
+def test_sizes_8_to_4096_compile_at_most_twice():
+    backend = CountingBackend()
+    jitted = npcompile.jit(stencil, backend=backend)
+    for n in [8 * 2**k for k in range(10)]:
+        a, b = np.random.default_rng(n).random(n), np.random.default_rng(n + 1).random(n + 3)
+        assert_same(stencil(a, b), jitted(a, b))
+    assert len(backend.graphs) <= 2
+    assert jitted.recompile_reasons == ["a.shape == (8,)"]
+
+
+def test_2d_dynamic_then_rank_change_recompiles():
+    backend = CountingBackend()
+    jitted = npcompile.jit(lambda a: (a * a).sum(axis=0), backend=backend)
+    for n in (3, 5, 9, 17):
+        a = np.arange(n * 4.0).reshape(n, 4)
+        assert_same((a * a).sum(axis=0), jitted(a))
+    assert len(backend.graphs) == 2
+    a = np.arange(8.0)
+    assert_same((a * a).sum(axis=0), jitted(a))
+    assert len(backend.graphs) == 3
+
+
+def test_dtype_change_recompiles():
+    backend = CountingBackend()
+    jitted = npcompile.jit(lambda a: a / 2, backend=backend)
+    assert_same(np.arange(4) / 2, jitted(np.arange(4)))
+    assert_same(np.arange(4, dtype=np.float32) / 2, jitted(np.arange(4, dtype=np.float32)))
+    assert len(backend.graphs) == 2 and "dtype" in jitted.recompile_reasons[0]
+
+
+def test_dynamic_true_and_false():
+    dyn, static = CountingBackend(), CountingBackend()
+    f_dyn = npcompile.jit(lambda a: a + 1, backend=dyn, dynamic=True)
+    f_static = npcompile.jit(lambda a: a + 1, backend=static, dynamic=False)
+    for n in (4, 6, 8):
+        assert_same(np.arange(n) + 1, f_dyn(np.arange(n)))
+        assert_same(np.arange(n) + 1, f_static(np.arange(n)))
+    assert len(dyn.graphs) == 1 and len(static.graphs) == 3
+
+
+def test_mark_dynamic_and_mark_static():
+    backend = CountingBackend()
+    jitted = npcompile.jit(lambda a: a * 3, backend=backend)
+    first = np.arange(5.0)
+    npcompile.mark_dynamic(first, 0)
+    jitted(first)
+    for n in (7, 9):
+        assert_same(np.arange(n) * 3.0, jitted(np.arange(float(n))))
+    assert len(backend.graphs) == 1
+
+    static_backend = CountingBackend()
+    pinned = npcompile.jit(lambda a: a * 3, backend=static_backend)
+    for n in (4, 6, 8):
+        x = np.arange(float(n))
+        npcompile.mark_static(x, 0)
+        assert_same(x * 3, pinned(x))
+    assert len(static_backend.graphs) == 3
+
+
+def test_cache_size_limit_warns_once_and_stops_compiling():
+    backend = CountingBackend()
+    jitted = npcompile.jit(lambda a, k: a * k, backend=backend)
+    old = npcompile.config.cache_size_limit
+    npcompile.config.cache_size_limit = 3
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            for k in range(10):
+                assert_same(np.arange(3.0) * k, jitted(np.arange(3.0), k))
+    finally:
+        npcompile.config.cache_size_limit = old
+    messages = [str(w.message) for w in caught if "cache_size_limit" in str(w.message)]
+    assert len(messages) == 1 and "k == " in messages[0]
+    assert len(backend.graphs) == 3 and len(jitted.entries) == 3
+
+
+def test_recompile_log(caplog):
+    npcompile.set_logs(recompiles=True)
+    try:
+        with caplog.at_level(logging.INFO, logger="npcompile"):
+            jitted = npcompile.jit(lambda a: a - 1, backend="eager")
+            jitted(np.zeros(2))
+            jitted(np.zeros(2, dtype=np.int32))
+    finally:
+        npcompile.set_logs()
+    text = "\n".join(r.getMessage() for r in caplog.records)
+    assert "recompiling" in text and "a.dtype == float64" in text
+
+
+def test_profiler_names_causes():
+    def with_print(a):
+        print("x")
+        return a + 1
+
+    with npcompile.CompileProfiler() as prof:
+        f = npcompile.jit(lambda a: a * 2, backend="eager")
+        f(np.zeros(3))
+        f(np.zeros(3, dtype=np.float32))
+        npcompile.jit(with_print, backend="eager")(np.zeros(2))
+    assert prof.count("recompile") == 1 and prof.count("break") == 1
+    report = prof.report()
+    assert "a.dtype == float64" in report and "print" in report
+
+
+def test_compile_times_lists_every_phase():
+    def timed_fn(a):
+        return np.cos(a) + 1
+
+    npcompile.jit(timed_fn, backend="eager")(np.zeros(3))
+    table = npcompile.compile_times()
+    header, *rows = table.splitlines()
+    assert all(phase in header for phase in ("trace", "guards", "backend", "total"))
+    assert any(row.startswith("test_compile_times_lists_every_phase.<locals>.timed_fn") for row in rows)
+    times = npcompile.compile_times(as_table=False)
+    assert times["test_compile_times_lists_every_phase.<locals>.timed_fn"]["trace"] > 0
+
+
+def test_run_only_never_compiles():
+    backend = CountingBackend()
+    jitted = npcompile.jit(lambda a: a + 2, backend=backend)
+    jitted(np.zeros(3))
+    serving = npcompile.run(jitted)
+    assert_same(np.zeros(3) + 2, serving(np.zeros(3)))
+    assert_same(np.zeros(4, dtype=np.int8) + 2, serving(np.zeros(4, dtype=np.int8)))
+    assert len(backend.graphs) == 1 and serving.run_only_misses == 1
+    with pytest.raises(TypeError):
+        npcompile.run(lambda a: a)
+
+
+def test_reset_forgets_everything():
+    backend = CountingBackend()
+    jitted = npcompile.jit(lambda a: a + 2, backend=backend)
+    jitted(np.zeros(3))
+    npcompile.reset()
+    jitted(np.zeros(3))
+    assert len(backend.graphs) == 2
