@@ -70,7 +70,17 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     _check_order(order)
     _check_device(device)
     _refuse_like(like)
+    if copy is False and _needs_copy(a, dtype):
+        raise ValueError("Unable to avoid copy while creating an array as requested.")
     return _coerce.asarray(a, dtype, copy)
+
+
+def _needs_copy(a, dtype):
+    """Whether NumPy must copy to make an array of ``a``: anything but an array of the
+    requested dtype (Python data and scalars always need new memory)."""
+    if not isinstance(a, (ndarray, numpy.ndarray, torch.Tensor)) or getattr(a, "_scalar", False):
+        return True
+    return dtype is not None and _dtypes._as_dtype(dtype) != _coerce.asarray(a).dtype
 
 
 def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
@@ -79,9 +89,7 @@ def asanyarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
 
 
 def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, like=None):
-    out = asarray(object, dtype, order, copy=None if copy is False else copy, like=like)
-    if copy is False and isinstance(object, ndarray) and out is not object:
-        raise ValueError("Unable to avoid copy while creating an array as requested.")
+    out = asarray(object, dtype, order, copy=copy, like=like)
     if out.ndim < ndmin:
         out = out._view(out._t.reshape((1,) * (ndmin - out.ndim) + tuple(out._t.shape)))
     return out
@@ -105,7 +113,7 @@ def _copyto_source(src, dst_dtype, casting):
     scalar is weak (NEP 50): it is judged by kind, and must fit an integer target."""
     if isinstance(src, builtins.bool):  # NumPy judges a Python bool as a bool array
         src_dtype, what, src = _dtypes.bool.dtype, "scalar", _coerce.asarray(src)
-    elif isinstance(src, (int, float, complex)):
+    elif isinstance(src, (int, float, complex)) and not isinstance(src, numpy.generic):
         src_dtype = _dtypes.result_type(dst_dtype, src)
         what = "scalar"
         _coerce.check_python_int_fits(src, dst_dtype)

@@ -66,6 +66,16 @@ def test_ascontiguousarray(a):
     check(lambda xp, a: xp.ascontiguousarray(a, dtype=xp.float32), a)
 
 
+@pytest.mark.parametrize("fn", ["array", "asarray"])
+@pytest.mark.parametrize("data", [[1, 2], 3, numpy.float64(1), numpy.ones(2), numpy.ones(2, numpy.float32),
+                                  numpy.arange(6).reshape(2, 3).T])
+@pytest.mark.parametrize("dtype", [None, "float64", "float32"])
+def test_copy_false_refuses_conversions_that_copy(fn, data, dtype):
+    check(lambda xp, d: getattr(xp, fn)(d, dtype=dtype, copy=False), data)
+    check(lambda xp, d: getattr(xp, fn)(xp.asarray(d), dtype=dtype, copy=False), data)
+    check(lambda xp, d: xp.array(xp.asarray(d), dtype=dtype, copy=False, ndmin=3), data)
+
+
 def test_like_is_refused():
     with pytest.raises(shim.UnsupportedError):
         shim.asarray([1], like=shim.zeros(1))
@@ -133,7 +143,8 @@ def test_like_of_python_data():
 
 
 # ---- copyto ----------------------------------------------------------------------------
-@pytest.mark.parametrize("src", [1, 300, -1, 1.5, True, 2j, numpy.int64(1), numpy.float32(2)])
+@pytest.mark.parametrize("src", [1, 300, -1, 1.5, True, 2j, numpy.int64(1), numpy.float32(2), numpy.float64(1.5),
+                                 numpy.complex128(1j), numpy.bool_(True), shim.float32(2)])
 @pytest.mark.parametrize("dtype", ["int8", "uint8", "bool", "float32", "complex64"])
 @pytest.mark.parametrize("casting", ["no", "safe", "same_kind", "unsafe"])
 def test_copyto_scalar_casting(src, dtype, casting):
