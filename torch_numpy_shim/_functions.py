@@ -1,2 +1,901 @@
-"""(to be written)"""
-__all__ = []
+"""NumPy's general numerical helpers (numpy/lib function_base, polynomial, type checks).
+
+Each follows NumPy's own recipe, operation by operation and in the dtypes NumPy uses,
+because its intermediate roundings and promotions are visible in the answers. Python
+numbers stay weak: constants enter the arithmetic through ``_scalar_like`` so float16
+and float32 round as NumPy's weak scalars do.
+
+Value-dependent by nature (they answer with Python objects or pick shapes/dtypes from
+the data): allclose, array_equal, array_equiv, real_if_close, gradient's check for
+uniform coordinates, and the eager-only piecewise, apply_along_axis, apply_over_axes
+and vectorize, which call Python functions per slice or element.
+"""
+import builtins
+import itertools
+import math
+import numbers
+import operator
+
+import numpy
+import torch
+
+from . import _dtypes
+from ._coerce import asarray, cast_tensor, check_python_int_fits
+from ._errors import UnsupportedError
+from ._ndarray import ndarray
+from ._normalize import ArrayLike, finish, normalize_axis, normalize_axis_tuple, normalizer
+from ._statistics import _image_as, _int_image
+
+__all__ = ["diff", "ediff1d", "gradient", "convolve", "correlate", "interp", "polyval",
+           "polyfit", "polyder", "polyint", "trapezoid", "isclose", "allclose", "array_equal",
+           "array_equiv", "nan_to_num", "real_if_close", "real", "imag", "angle", "unwrap",
+           "sinc", "i0", "iscomplex", "isreal", "iscomplexobj", "isrealobj", "isscalar",
+           "piecewise", "apply_along_axis", "apply_over_axes", "vectorize"]
+
+_F64 = _dtypes.float64.dtype
+_NO_VALUE = object()
+
+
+def _dt(t):
+    return _dtypes.from_torch(t.dtype)
+
+
+def _scalar_like(value, t):
+    """A Python number as a 0-d tensor of ``t``'s dtype (NumPy casts weak scalars to
+    the array's dtype before operating; torch would compute in a wider type)."""
+    return torch.tensor(value, dtype=t.dtype)
+
+
+def _promote(*items):
+    """NumPy's result dtype for tensors and (weak) Python numbers."""
+    keys = [ndarray._wrap(x) if isinstance(x, torch.Tensor) else x for x in items]
+    return _dtypes.result_type(*keys)
+
+
+def _subtract(x, y):
+    """x - y in x's (common) dtype with NumPy's wrapping, for every integer width."""
+    dt = _dt(x)
+    if dt.kind == "b":
+        raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
+                        "bitwise_xor, the `^` operator, or the logical_xor function instead.")
+    if dt.kind == "u" and dt.itemsize > 1:
+        return _image_as(_int_image(x) - _int_image(y), dt, dt)
+    return x - y
+
+
+def _neighbours(t, axis):
+    """(t[1:], t[:-1]) along ``axis`` (both empty for an empty axis)."""
+    lead = (slice(None),) * axis
+    return t[lead + (slice(1, None),)], t[lead + (slice(None, -1),)]
+
+
+def _sum_exact(t, dim, dt):
+    """Sum keeping NumPy's dtype ``dt`` (integers wrap modulo 2**bits as NumPy's do)."""
+    if dt.kind == "b":
+        return t.any(dim)
+    if dt.kind in "iu":
+        return _image_as(_int_image(t).sum(dim, dtype=torch.int64), dt, dt) if dt.kind == "u" \
+            else t.sum(dim, dtype=torch.int64).to(dt.torch)
+    if dt.name == "float16":
+        return t.to(torch.float32).sum(dim).to(torch.float16)
+    return t.sum(dim)
+
+
+# ---- differences -----------------------------------------------------------------------
+def diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
+    if n == 0:
+        return a
+    if n < 0:
+        raise ValueError("order must be non-negative but got " + repr(n))
+    a = asarray(a)
+    if a.ndim == 0:
+        raise ValueError("diff requires input that is at least one dimensional")
+    axis = normalize_axis(axis, a.ndim)
+    parts = []
+    for extra, first in ((prepend, True), (append, False)):
+        if extra is _NO_VALUE:
+            continue
+        extra = asarray(extra)
+        if extra.ndim == 0:
+            shape = list(a.shape)
+            shape[axis] = 1
+            extra = ndarray._wrap(extra._t.expand(shape))
+        parts.append((first, extra))
+    t = a._t
+    if parts:
+        pieces = [p._t for first, p in parts if first] + [t] + [p._t for first, p in parts if not first]
+        dt = _dtypes.result_type(*[ndarray._wrap(p) for p in pieces])
+        t = torch.cat([cast_tensor(p, dt) for p in pieces], dim=axis)
+    for _ in range(n):
+        hi, lo = _neighbours(t, axis)
+        t = hi != lo if t.dtype == torch.bool else _subtract(hi, lo)
+    return ndarray._wrap(t)
+
+
+def ediff1d(ary, to_end=None, to_begin=None):
+    ary = asarray(ary)
+    t = ary._t.reshape(-1)
+    dt = ary.dtype
+    pieces = []
+    for extra, name in ((to_begin, "to_begin"), (to_end, "to_end")):
+        if extra is None:
+            pieces.append(None)
+            continue
+        extra = asarray(extra)
+        if not _dtypes.can_cast(extra.dtype, dt, "same_kind"):
+            raise TypeError(f"dtype of `{name}` must be compatible with input `ary` under the "
+                            f"`same_kind` rule.")
+        pieces.append(cast_tensor(extra._t.reshape(-1), dt))
+    if t.shape[0] == 0:
+        middle = t[:0]
+    else:
+        middle = _subtract(t[1:], t[:-1])
+    begin, end = pieces
+    return ndarray._wrap(torch.cat([p for p in (begin, middle, end) if p is not None]))
+
+
+def _spacing(distance, length, i):
+    """One axis's spacing as NumPy's gradient prepares it: a scalar (kept as given,
+    so Python numbers stay weak) or the 1-D differences of coordinates."""
+    if not isinstance(distance, (ndarray, numpy.ndarray, list, tuple)):
+        return distance
+    coords = asarray(distance)
+    if coords.ndim == 0:
+        return coords
+    if coords.ndim != 1:
+        raise ValueError("distances must be either scalars or 1d")
+    if coords.shape[0] != length:
+        raise ValueError("when 1d, distances must match the length of the corresponding dimension")
+    t = coords._t
+    if coords.dtype.kind in "iu":
+        t = _int_image(t).to(torch.float64) if coords.dtype.name != "uint64" else t.to(torch.float64)
+    d = _subtract(t[1:], t[:-1]) if t.shape[0] > 1 else t[:0]
+    if d.numel() and builtins.bool((d == d[0]).all()):
+        return ndarray._wrap(d[0].clone())  # NumPy reduces even spacing to a (strong) scalar
+    return ndarray._wrap(d)
+
+
+def gradient(f, *varargs, axis=None, edge_order=1):
+    f = asarray(f)
+    nd = f.ndim
+    axes = tuple(range(nd)) if axis is None else normalize_axis_tuple(axis, nd)
+    if len(varargs) == 0:
+        spacings = [1.0] * len(axes)
+    elif len(varargs) == 1 and numpy.ndim(numpy.asarray(varargs[0]) if not isinstance(varargs[0], ndarray)
+                                           else varargs[0]._t.numpy()) == 0:
+        spacings = list(varargs) * len(axes)
+    elif len(varargs) == len(axes):
+        spacings = [_spacing(d, f.shape[ax], i) for i, (d, ax) in enumerate(zip(varargs, axes))]
+    else:
+        raise TypeError("invalid number of arguments")
+    if edge_order > 2:
+        raise ValueError("'edge_order' greater than 2 not supported")
+    t = f._t
+    if f.dtype.kind in "iu":
+        t = _int_image(t).to(torch.float64) if f.dtype.name != "uint64" else t.to(torch.float64)
+    elif f.dtype.kind == "b":
+        raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
+                        "bitwise_xor, the `^` operator, or the logical_xor function instead.")
+    outputs = [_gradient_axis(t, ax, dx, edge_order) for ax, dx in zip(axes, spacings)]
+    return outputs[0] if len(axes) == 1 else tuple(outputs)
+
+
+def _gradient_axis(t, axis, dx, edge_order):
+    length = t.shape[axis]
+    if length < edge_order + 1:
+        raise ValueError("Shape of array too small to calculate a numerical gradient, at least "
+                         "(edge_order + 1) elements are required.")
+    out_dt = _dt(t)
+
+    def part(start, stop=None):
+        if stop is None:
+            return t.narrow(axis, start % length, 1)
+        return t.narrow(axis, start, (stop % length if stop < 0 else stop) - start)
+
+    uniform = not isinstance(dx, ndarray) or dx.ndim == 0
+    if uniform:
+        h = dx._t if isinstance(dx, ndarray) else dx
+        rt = _promote(t, h)
+        ht = _scalar_like(h, torch.empty(0, dtype=rt.torch)) if not isinstance(h, torch.Tensor) \
+            else cast_tensor(h, rt)
+
+        def p(start, stop=None):
+            return cast_tensor(part(start, stop), rt)
+        interior = (p(2, length) - p(0, -2)) / (_scalar_like(2.0, ht) * ht)
+        if edge_order == 1:
+            first = (p(1) - p(0)) / ht
+            last = (p(-1) - p(-2)) / ht
+        else:
+            first = (_scalar_like(-1.5, ht) / ht) * p(0) + (_scalar_like(2.0, ht) / ht) * p(1) + \
+                (_scalar_like(-0.5, ht) / ht) * p(2)
+            last = (_scalar_like(0.5, ht) / ht) * p(-3) + (_scalar_like(-2.0, ht) / ht) * p(-2) + \
+                (_scalar_like(1.5, ht) / ht) * p(-1)
+    else:
+        d = dx._t  # coefficients in the spacing's own dtype, as NumPy computes them
+        rt = _promote(t, d)
+
+        def p(start, stop=None):
+            return cast_tensor(part(start, stop), rt)
+
+        def k(value):
+            return _scalar_like(value, d)
+
+        def combine(a, b, c, pa, pb, pc):
+            return cast_tensor(a, rt) * pa + cast_tensor(b, rt) * pb + cast_tensor(c, rt) * pc
+        shape = [1] * t.ndim
+        shape[axis] = -1
+        dx1, dx2 = d[:-1], d[1:]
+        a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
+        b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
+        c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
+        interior = combine(a, b, c, p(0, -2), p(1, -1), p(2, length))
+        if edge_order == 1:
+            first = (p(1) - p(0)) / cast_tensor(d[0], rt)
+            last = (p(-1) - p(-2)) / cast_tensor(d[-1], rt)
+        else:
+            dx1, dx2 = d[0], d[1]
+            a = -(k(2.0) * dx1 + dx2) / (dx1 * (dx1 + dx2))
+            b = (dx1 + dx2) / (dx1 * dx2)
+            c = -dx1 / (dx2 * (dx1 + dx2))
+            first = combine(a, b, c, p(0), p(1), p(2))
+            dx1, dx2 = d[-2], d[-1]
+            a = dx2 / (dx1 * (dx1 + dx2))
+            b = -(dx2 + dx1) / (dx1 * dx2)
+            c = (k(2.0) * dx2 + dx1) / (dx2 * (dx1 + dx2))
+            last = combine(a, b, c, p(-3), p(-2), p(-1))
+    pieces = [cast_tensor(x, out_dt) for x in (first, interior, last)]
+    return ndarray._wrap(torch.cat(pieces, dim=axis))
+
+
+# ---- convolution -----------------------------------------------------------------------
+_MODES = {"valid": 0, "same": 1, "full": 2}
+
+
+def _mode_number(mode):
+    if isinstance(mode, str):
+        if mode not in _MODES:
+            raise ValueError("Use one of 'valid', 'same', or 'full' for convolve/correlate mode")
+        return _MODES[mode]
+    mode = operator.index(mode)
+    if mode not in (0, 1, 2):
+        raise ValueError("integer convolve/correlate mode must be 0, 1, or 2")
+    return mode
+
+
+def _correlate_core(a, v, mode, dt, flip_kernel=False):
+    """NumPy's _pyarray_correlate: out[k] = sum_j a[k + j - left] * v[j], zero padded,
+    the shorter operand taken as the kernel (result reversed when swapped)."""
+    if flip_kernel:  # convolve; torch cannot flip uint16/32/64, their images it can
+        a, v = _int_image(a), _int_image(v).flip(0)
+    inverted = a.shape[0] < v.shape[0]
+    if inverted:
+        a, v = v, a
+    n = v.shape[0]
+    left, right = {0: (0, 0), 1: (n // 2, n - n // 2 - 1), 2: (n - 1, n - 1)}[mode]
+    if dt.kind == "b":
+        work = torch.bool
+    elif dt.kind in "iu":
+        work = torch.int64
+    elif dt.name == "float16":
+        work = torch.float32  # NumPy's half dot accumulates in float
+    else:
+        work = dt.torch
+    a, v = _int_image(a).to(work), _int_image(v).to(work)
+    padded = torch.cat([torch.zeros(left, dtype=work), a, torch.zeros(right, dtype=work)])
+    windows = padded.unfold(0, n, 1)
+    out = (windows & v).any(-1) if work == torch.bool else (windows * v).sum(-1)
+    if inverted:
+        out = out.flip(0)
+    return _image_as(out, dt, dt) if dt.kind == "u" else cast_tensor(out, dt)
+
+
+def _operands_1d(a, v):
+    a, v = asarray(a), asarray(v)
+    for x in (a, v):
+        if x.ndim > 1:
+            raise ValueError("object too deep for desired array")
+    a_t, v_t = a._t.reshape(-1), v._t.reshape(-1)
+    return a_t, v_t, _dtypes.result_type(a, v)
+
+
+def correlate(a, v, mode="valid"):
+    a_t, v_t, dt = _operands_1d(a, v)
+    mode = _mode_number(mode)
+    if a_t.shape[0] == 0:
+        raise ValueError("first array argument cannot be empty")
+    if v_t.shape[0] == 0:
+        raise ValueError("second array argument cannot be empty")
+    a_t, v_t = cast_tensor(a_t, dt), cast_tensor(v_t, dt)
+    if v_t.is_complex():
+        v_t = v_t.conj().resolve_conj()
+    return ndarray._wrap(_correlate_core(a_t, v_t, mode, dt))
+
+
+def convolve(a, v, mode="full"):
+    a_t, v_t, dt = _operands_1d(a, v)
+    if v_t.shape[0] > a_t.shape[0]:
+        a_t, v_t = v_t, a_t
+    if a_t.shape[0] == 0:
+        raise ValueError("a cannot be empty")
+    if v_t.shape[0] == 0:
+        raise ValueError("v cannot be empty")
+    mode = _mode_number(mode)
+    a_t, v_t = cast_tensor(a_t, dt), cast_tensor(v_t, dt)
+    return ndarray._wrap(_correlate_core(a_t, v_t, mode, dt, flip_kernel=True))
+
+
+# ---- interpolation ---------------------------------------------------------------------
+def interp(x, xp, fp, left=None, right=None, period=None):
+    x, xp, fp = asarray(x), asarray(xp), asarray(fp)
+    value_dt = _dtypes.complex128.dtype if fp.dtype.kind == "c" else _F64
+    xt, xpt = cast_tensor(x._t, _F64), cast_tensor(xp._t, _F64)
+    fpt = cast_tensor(fp._t, value_dt)
+    if xpt.ndim != 1 or fpt.ndim != 1:
+        raise ValueError("object too deep for desired array" if max(xpt.ndim, fpt.ndim) > 1
+                         else "object of too small depth for desired array")
+    if period is not None:
+        if period == 0:
+            raise ValueError("period must be a non-zero value")
+        period = abs(period)
+        left = right = None
+        xt = torch.remainder(xt, period)
+        xpt = torch.remainder(xpt, period)
+        order = torch.sort(xpt, stable=True).indices
+        xpt, fpt = xpt[order], fpt[order]
+        xpt = torch.cat([xpt[-1:] - period, xpt, xpt[:1] + period])
+        fpt = torch.cat([fpt[-1:], fpt, fpt[:1]])
+    if fpt.shape[0] != xpt.shape[0]:
+        raise ValueError("fp and xp are not of the same length.")
+    if xpt.shape[0] == 0:
+        raise ValueError("array of sample points is empty")
+    if value_dt.kind == "c":
+        re = _interp_real(xt, xpt, fpt.real.contiguous(), _part(left, "real"), _part(right, "real"))
+        im = _interp_real(xt, xpt, fpt.imag.contiguous(), _part(left, "imag"), _part(right, "imag"))
+        result = torch.complex(re, im)
+    else:
+        result = _interp_real(xt, xpt, fpt, left, right)
+    return ndarray._wrap(result, scalar=x.ndim == 0)
+
+
+def _part(value, name):
+    return None if value is None else getattr(complex(value), name)
+
+
+def _interp_real(x, xp, fp, left, right):
+    """NumPy's compiled interp: the segment's slope, with its fallbacks for NaN."""
+    left_value = fp[0] if left is None else torch.tensor(float(left), dtype=torch.float64)
+    right_value = fp[-1] if right is None else torch.tensor(float(right), dtype=torch.float64)
+    n = xp.shape[0]
+    if n == 1:
+        return torch.where(x < xp[0], left_value, torch.where(x > xp[0], right_value, fp[0]))
+    j = (torch.searchsorted(xp, x.contiguous(), side="right") - 1).clamp(0, n - 2)
+    x0, x1, f0, f1 = xp[j], xp[j + 1], fp[j], fp[j + 1]
+    slope = (f1 - f0) / (x1 - x0)
+    result = slope * (x - x0) + f0
+    retry = slope * (x - x1) + f1
+    retry = torch.where(torch.isnan(retry) & (f0 == f1), f0, retry)
+    result = torch.where(torch.isnan(result), retry, result)
+    result = torch.where(x == xp[-1], fp[-1], result)
+    result = torch.where(x < xp[0], left_value, result)
+    result = torch.where(x > xp[-1], right_value, result)
+    return torch.where(torch.isnan(x), x, result)
+
+
+# ---- polynomials -----------------------------------------------------------------------
+def _multiply_add(y, x, c, dt):
+    """y * x + c in NumPy dtype ``dt`` (integers wrap; uint16/32/64 via int64 images)."""
+    y, x, c = (cast_tensor(v, dt) for v in (y, x, c))
+    if dt.kind == "b":
+        return (y & x) | c
+    if dt.kind == "u" and dt.itemsize > 1:
+        y, x, c = (_int_image(v) for v in (y, x, c))
+        return _image_as(y * x + c, dt, dt)
+    return y * x + c
+
+
+def polyval(p, x):
+    p = asarray(p)
+    x = asarray(x)
+    y = ndarray._wrap(torch.zeros(x._t.shape, dtype=x._t.dtype))
+    for i in range(p.shape[0] if p.ndim else 0):
+        # y * x keeps y's dtype; adding the (strong) coefficient promotes
+        dt = _dtypes.result_type(_dtypes.result_type(y, x), p.dtype)
+        y = ndarray._wrap(_multiply_add(y._t, x._t, p._t[i], dt), scalar=x.ndim == 0)
+    return y
+
+
+def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
+    from . import linalg
+    order = int(deg) + 1
+    x, y = asarray(x), asarray(y)
+    x_t = cast_tensor(x._t, _dtypes.result_type(x, 0.0))
+    y_t = cast_tensor(y._t, _dtypes.result_type(y, 0.0))
+    if deg < 0:
+        raise ValueError("expected deg >= 0")
+    if x_t.ndim != 1:
+        raise TypeError("expected 1D vector for x")
+    if x_t.numel() == 0:
+        raise TypeError("expected non-empty vector for x")
+    if y_t.ndim < 1 or y_t.ndim > 2:
+        raise TypeError("expected 1D or 2D array for y")
+    if x_t.shape[0] != y_t.shape[0]:
+        raise TypeError("expected x and y to have same length")
+    if x_t.is_complex() or y_t.is_complex():
+        raise UnsupportedError("polyfit of complex data")
+    if rcond is None:
+        rcond = len(x_t) * float(numpy.finfo(_dt(x_t).np).eps)
+    powers = torch.arange(order - 1, -1, -1, dtype=torch.int64)
+    lhs = x_t[:, None] ** powers.to(x_t.dtype) if order else x_t[:, None][:, :0]
+    rhs = y_t
+    if w is not None:
+        w = asarray(w)
+        w_t = cast_tensor(w._t, _dtypes.result_type(w, 0.0))
+        if w_t.ndim != 1:
+            raise TypeError("expected a 1-d array for weights")
+        if w_t.shape[0] != y_t.shape[0]:
+            raise TypeError("expected w and y to have the same length")
+        lhs = cast_tensor(lhs * w_t[:, None], _promote(lhs, w_t))
+        rhs = rhs * (w_t[:, None] if rhs.ndim == 2 else w_t)
+    scale = torch.sqrt((lhs * lhs).sum(0))
+    lhs = lhs / scale
+    c, resids, rank, s = linalg.lstsq(ndarray._wrap(lhs), ndarray._wrap(rhs), rcond)
+    c_t = (c._t.T / scale).T
+    coefficients = ndarray._wrap(c_t)
+    if full:
+        return coefficients, resids, rank, s, rcond
+    if cov:
+        base = torch.linalg.inv(lhs.T @ lhs) / torch.outer(scale, scale)
+        if cov == "unscaled":
+            factor = torch.tensor(1.0, dtype=base.dtype)
+        else:
+            if len(x_t) <= order:
+                raise ValueError("the number of data points must exceed order to scale the "
+                                 "covariance matrix")
+            factor = resids._t / (len(x_t) - order)
+        if y_t.ndim == 1:
+            return coefficients, ndarray._wrap(base * factor)
+        return coefficients, ndarray._wrap(base[:, :, None] * factor)
+    return coefficients
+
+
+def polyder(p, m=1):
+    m = operator.index(m)
+    if m < 0:
+        raise ValueError("Order of derivative must be positive (see polyint)")
+    p = asarray(p)
+    if m == 0:
+        return p
+    t = p._t
+    for _ in range(m):
+        n = t.shape[0] - 1
+        rt = _dtypes.result_type(_dt(t), _dtypes.int64.dtype)  # times an int64 arange
+        t = _multiply_add(t[:-1], torch.arange(max(n, 0), 0, -1), torch.zeros((), dtype=torch.bool), rt)
+    return ndarray._wrap(t)
+
+
+def polyint(p, m=1, k=None):
+    m = operator.index(m)
+    if m < 0:
+        raise ValueError("Order of integral must be positive (see polyder)")
+    k = numpy.zeros(m) if k is None else numpy.atleast_1d(numpy.asarray(k))
+    if len(k) == 1 and m > 1:
+        k = k[0] * numpy.ones(m)
+    if len(k) < m:
+        raise ValueError("k must be a scalar or a rank-1 array of length 1 or >m.")
+    p = asarray(p)
+    if m == 0:
+        return p
+    t = p._t
+    for i in range(m):
+        quotient_dt = _dtypes.result_type(_dtypes.result_type(_dt(t), _dtypes.int64.dtype), 0.0)
+        divided = cast_tensor(t, quotient_dt) / torch.arange(t.shape[0], 0, -1).to(quotient_dt.torch)
+        constant = asarray(k[i:i + 1])
+        rt = _dtypes.result_type(quotient_dt, constant.dtype)
+        t = torch.cat([cast_tensor(divided, rt), cast_tensor(constant._t, rt)])
+    return ndarray._wrap(t)
+
+
+# ---- integration -----------------------------------------------------------------------
+def trapezoid(y, x=None, dx=1.0, axis=-1):
+    y = asarray(y)
+    nd = y.ndim
+    if nd == 0:
+        raise IndexError("too many indices for array: array is 0-dimensional, but 1 were indexed")
+    axis_n = normalize_axis(axis, nd)
+    if x is None:
+        d = dx._t if isinstance(dx, ndarray) else dx
+    else:
+        x = asarray(x)
+        if x.ndim == 1:
+            d = diff(x)._t
+            shape = [1] * nd
+            shape[axis_n] = d.shape[0]
+            d = d.reshape(shape)
+        else:
+            d = diff(x, axis=axis)._t
+    t = y._t
+    hi, lo = _neighbours(t, axis_n)
+    pair_dt = _dt(t)
+    pair = (hi | lo) if pair_dt.kind == "b" else (
+        _image_as(_int_image(hi) + _int_image(lo), pair_dt, pair_dt) if pair_dt.kind == "u" else hi + lo)
+    rt = _promote(d, pair)
+    d_t = cast_tensor(d, rt) if isinstance(d, torch.Tensor) else _scalar_like(d, torch.empty(0, dtype=rt.torch))
+    rt2 = _promote(ndarray._wrap(d_t * cast_tensor(pair, rt)), 2.0)
+    areas = cast_tensor(d_t * cast_tensor(pair, rt), rt2) / _scalar_like(2.0, torch.empty(0, dtype=rt2.torch))
+    total = _sum_exact(areas, axis_n, rt2)
+    return ndarray._wrap(total, scalar=total.ndim == 0)
+
+
+# ---- comparisons -----------------------------------------------------------------------
+def isclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
+    def arg(v):
+        return v if isinstance(v, (int, float, complex)) and not isinstance(v, ndarray) else asarray(v)
+    x, y, atol, rtol = (arg(v) for v in (a, b, atol, rtol))
+    if isinstance(y, ndarray):
+        y = ndarray._wrap(cast_tensor(y._t, _dtypes.result_type(y, 1.0)))
+    elif isinstance(y, int):
+        y = float(y)
+    rt = _dtypes.result_type(x, y)
+    xt = _tensor_in(x, rt)
+    yt = _tensor_in(y, rt)
+    gap = torch.abs(xt - yt)
+    tol_dt = _dtypes.result_type(atol, rtol, ndarray._wrap(torch.abs(yt)))
+    limit = _tensor_in(atol, tol_dt) + _tensor_in(rtol, tol_dt) * cast_tensor(torch.abs(yt), tol_dt)
+    cmp_dt = _dtypes.result_type(ndarray._wrap(gap), ndarray._wrap(limit))
+    result = (cast_tensor(gap, cmp_dt) <= cast_tensor(limit, cmp_dt)) & torch.isfinite(yt) | (xt == yt)
+    if equal_nan:
+        result = result | (torch.isnan(xt) & torch.isnan(yt))
+    return ndarray._wrap(result, scalar=result.ndim == 0)
+
+
+def _tensor_in(value, dt):
+    if isinstance(value, ndarray):
+        return cast_tensor(value._t, dt)
+    return torch.tensor(value, dtype=dt.torch)
+
+
+def allclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
+    """A Python bool, as NumPy returns: reads the data."""
+    return builtins.bool(isclose(a, b, rtol, atol, equal_nan)._t.all())
+
+
+def _equal_tensors(a, b):
+    dt = _dtypes.result_type(a, b)
+    return cast_tensor(a._t, dt) == cast_tensor(b._t, dt)
+
+
+def array_equal(a1, a2, equal_nan=False):
+    """A Python bool, as NumPy returns: reads the data."""
+    try:
+        a1, a2 = asarray(a1), asarray(a2)
+    except Exception:  # noqa: BLE001 - NumPy answers False for anything it cannot convert
+        return False
+    if a1.shape != a2.shape:
+        return False
+    equal = _equal_tensors(a1, a2)
+    if equal_nan and (a1.dtype.kind in "fc" or a2.dtype.kind in "fc"):
+        nan1, nan2 = torch.isnan(a1._t), torch.isnan(a2._t)
+        equal = (nan1 == nan2).all() & (equal | nan1).all()
+    return builtins.bool(equal.all())
+
+
+def array_equiv(a1, a2):
+    """A Python bool, as NumPy returns: reads the data."""
+    try:
+        a1, a2 = asarray(a1), asarray(a2)
+    except Exception:  # noqa: BLE001
+        return False
+    try:
+        torch.broadcast_shapes(a1._t.shape, a2._t.shape)
+    except RuntimeError:
+        return False
+    return builtins.bool(_equal_tensors(a1, a2).all())
+
+
+# ---- complex parts and cleaning ----------------------------------------------------------
+def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    x = asarray(x, copy=copy)
+    scalar = x.ndim == 0
+    if x.dtype.kind not in "fc":
+        return ndarray._wrap(x._t, scalar=True) if scalar else x
+    real_dt = _dtypes.result_type(x.dtype, 0.0) if x.dtype.kind == "f" else \
+        {"complex64": _dtypes.float32.dtype, "complex128": _F64}[x.dtype.name]
+    info = numpy.finfo(real_dt.np)
+    high = float(info.max) if posinf is None else posinf
+    low = float(info.min) if neginf is None else neginf
+
+    def clean(t):
+        fill = {name: torch.tensor(v, dtype=torch.float64).to(t.dtype)
+                for name, v in (("nan", nan), ("high", high), ("low", low))}
+        t = torch.where(torch.isnan(t), fill["nan"], t)
+        t = torch.where(torch.isposinf(t), fill["high"], t)
+        return torch.where(torch.isneginf(t), fill["low"], t)
+
+    t = x._t
+    cleaned = torch.complex(clean(t.real), clean(t.imag)) if t.is_complex() else clean(t)
+    x._t.copy_(cleaned)
+    return ndarray._wrap(x._t, scalar=True) if scalar else x
+
+
+def real_if_close(a, tol=100):
+    """Value-dependent by design: the result dtype depends on the imaginary parts."""
+    a = asarray(a)
+    if a.dtype.kind != "c":
+        return a
+    if tol > 1:
+        tol = float(numpy.finfo(a.dtype.np).eps) * tol
+    if builtins.bool((torch.abs(a._t.imag) < tol).all()):
+        return a.real
+    return a
+
+
+def real(val):
+    if isinstance(val, ndarray):
+        return val.real
+    try:
+        return val.real if not isinstance(val, (list, tuple)) else asarray(val).real
+    except AttributeError:
+        return asarray(val).real
+
+
+def imag(val):
+    if isinstance(val, ndarray):
+        return val.imag
+    try:
+        return val.imag if not isinstance(val, (list, tuple)) else asarray(val).imag
+    except AttributeError:
+        return asarray(val).imag
+
+
+def angle(z, deg=False):
+    z = asarray(z)
+    if z.dtype.kind == "c":
+        im, re = z._t.imag, z._t.real
+        rt = _dt(re)
+    else:
+        rt = _dtypes.result_type(0, z)
+        re = cast_tensor(z._t, rt)
+        im = torch.zeros((), dtype=rt.torch)
+    if rt.kind in "biu":  # arctan2's loop: the smallest float holding the integers
+        rt = _dtypes.result_type(rt, _dtypes.float16.dtype)
+    re, im = cast_tensor(re, rt), cast_tensor(im, rt)
+    result = torch.atan2(im, re)
+    if deg:
+        result = result * _scalar_like(180 / math.pi, result)
+    return ndarray._wrap(result, scalar=z.ndim == 0)
+
+
+def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi):
+    p = asarray(p)
+    dd = diff(p, axis=axis)._t
+    axis = normalize_axis(axis, p.ndim)
+    if discont is None:
+        discont = period / 2
+    dt = _promote(dd, period)
+    if dt.kind in "iu":
+        high, remainder = divmod(period, 2)
+        ambiguous = remainder == 0
+        for value in (-high, period):  # NumPy's weak Python ints must fit the dtype
+            check_python_int_fits(value, dt)
+        if dt.name == "uint64":
+            raise UnsupportedError("unwrap of uint64 data")
+    else:
+        high = period / 2
+        ambiguous = True
+    low = -high
+    work = torch.int64 if dt.kind in "iu" else dt.torch
+
+    def wrap(v):  # integer results wrap in NumPy's dtype
+        return cast_tensor(v, dt).to(work) if dt.kind in "iu" else v
+
+    d = cast_tensor(dd, dt).to(work)
+    shifted = wrap(torch.remainder(wrap(d - _scalar_like(low, d)), _scalar_like(period, d)) +
+                   _scalar_like(low, d))
+    if ambiguous:
+        shifted = torch.where((shifted == _scalar_like(low, d)) & (d > 0), _scalar_like(high, d), shifted)
+    correction = wrap(shifted - d)
+    small = torch.abs(d) < (discont._t if isinstance(discont, ndarray) else discont)
+    correction = torch.where(small, torch.zeros((), dtype=work), correction)
+    up = cast_tensor(p._t, dt, copy=True)
+    rest = _neighbours(p._t, axis)[0]
+    cum = torch.cumsum(correction, axis)
+    total_dt = _promote(rest, cum) if dt.kind not in "iu" else None
+    tail = (cast_tensor(rest, total_dt) + cast_tensor(cum, total_dt)) if total_dt is not None else \
+        _int_image(rest).to(torch.int64) + cum
+    _neighbours(up, axis)[0].copy_(cast_tensor(tail, dt))
+    return ndarray._wrap(up)
+
+
+def sinc(x):
+    x = asarray(x)
+    rt = _dtypes.result_type(math.pi, x)
+    if rt.kind in "biu":
+        rt = _F64
+    t = _scalar_like(math.pi, torch.empty(0, dtype=rt.torch)) * cast_tensor(x._t, rt)
+    eps = float(numpy.finfo(rt.np).eps) if rt.kind == "f" else 1e-20
+    y = torch.where(t != 0, t, _scalar_like(eps, t))
+    return ndarray._wrap(torch.sin(y) / y, scalar=x.ndim == 0)
+
+
+def i0(x):
+    """Modified Bessel function of order 0, in float64 for non-float input as NumPy."""
+    x = asarray(x)
+    if x.dtype.kind == "c":
+        raise TypeError("i0 not supported for complex values")
+    dt = x.dtype if x.dtype.kind == "f" else _F64
+    result = torch.special.i0(x._t.to(torch.float64)).to(dt.torch)
+    return ndarray._wrap(result)
+
+
+# ---- type predicates -------------------------------------------------------------------
+def iscomplex(x):
+    ax = asarray(x)
+    if ax.dtype.kind == "c":
+        result = ax._t.imag != 0
+    else:
+        result = torch.zeros(ax._t.shape, dtype=torch.bool)
+    return ndarray._wrap(result, scalar=ax.ndim == 0)
+
+
+def isreal(x):
+    part = imag(x)
+    if isinstance(part, ndarray):
+        return ndarray._wrap(part._t == 0, scalar=part.ndim == 0)
+    return part == 0
+
+
+def iscomplexobj(x):
+    dt = getattr(x, "dtype", None)
+    if dt is None:
+        dt = asarray(x).dtype
+    return _dtypes._as_dtype(dt).kind == "c"
+
+
+def isrealobj(x):
+    return not iscomplexobj(x)
+
+
+def isscalar(element):
+    if isinstance(element, ndarray):
+        return element._scalar
+    return isinstance(element, (numpy.generic, numbers.Number, str, bytes, memoryview))
+
+
+# ---- eager-only helpers that call Python per slice or element --------------------------
+def piecewise(x, condlist, funclist, *args, **kw):
+    """Eager only: calls the Python functions on the selected elements."""
+    x = asarray(x)
+    n_funcs = len(funclist)
+    if isscalar(condlist) or (not isinstance(condlist[0], (list, ndarray, numpy.ndarray))
+                              and x.ndim != 0):
+        condlist = [condlist]
+    conds = asarray(condlist, dtype=bool)._t
+    n = conds.shape[0]
+    if n == n_funcs - 1:
+        conds = torch.cat([conds, ~conds.any(0, keepdim=True)], 0)
+        n += 1
+    elif n != n_funcs:
+        raise ValueError(f"with {n} condition(s), either {n} or {n + 1} functions are expected")
+    y = torch.zeros_like(x._t)
+    for cond, func in zip(conds, funclist):
+        cond = cond.expand(y.shape) if cond.shape != y.shape else cond
+        if not callable(func):
+            y[cond] = cast_tensor(asarray(func)._t, x.dtype)
+        else:
+            values = ndarray._wrap(x._t[cond])
+            if values.size > 0:
+                y[cond] = cast_tensor(asarray(func(values, *args, **kw))._t, x.dtype)
+    return ndarray._wrap(y)
+
+
+def apply_along_axis(func1d, axis, arr, *args, **kwargs):
+    """Eager only: calls ``func1d`` on each 1-D slice in C order."""
+    arr = asarray(arr)
+    nd = arr.ndim
+    axis = normalize_axis(axis, nd)
+    moved = arr._t.movedim(axis, -1)
+    outer = tuple(moved.shape[:-1])
+    indices = itertools.product(*(range(s) for s in outer))
+    try:
+        first_index = next(indices)
+    except StopIteration:
+        raise ValueError("Cannot apply_along_axis when any iteration dimensions are 0") from None
+    first = asarray(func1d(arr._view(moved[first_index]), *args, **kwargs))
+    buffer = torch.zeros(outer + tuple(first._t.shape), dtype=first._t.dtype)
+    buffer[first_index] = first._t
+    for index in indices:
+        result = asarray(func1d(arr._view(moved[index]), *args, **kwargs))
+        buffer[index] = cast_tensor(result._t, first.dtype)
+    dims = list(range(buffer.ndim))
+    res_nd = first.ndim
+    permutation = dims[:axis] + dims[buffer.ndim - res_nd:] + dims[axis:buffer.ndim - res_nd]
+    return ndarray._wrap(buffer.permute(permutation))
+
+
+def apply_over_axes(func, a, axes):
+    """Eager only: calls ``func(a, axis)`` once per axis, keeping dimensions."""
+    value = asarray(a)
+    n = value.ndim
+    if numpy.ndim(axes) == 0:
+        axes = (axes,)
+    for axis in axes:
+        if axis < 0:
+            axis = n + axis
+        result = asarray(func(value, axis))
+        if result.ndim == value.ndim:
+            value = result
+        else:
+            expanded = ndarray._wrap(result._t.unsqueeze(axis))
+            if expanded.ndim != value.ndim:
+                raise ValueError("function is not returning an array of the correct shape")
+            value = expanded
+    return value
+
+
+class vectorize:
+    """Eager only: calls ``pyfunc`` once per broadcast element with Python scalars,
+    like NumPy's vectorize (which also calls it once more on the first element to learn
+    the output types unless ``otypes`` is given)."""
+
+    def __init__(self, pyfunc=None, otypes=None, doc=None, excluded=None, cache=False,
+                 signature=None):
+        if signature is not None:
+            raise UnsupportedError("vectorize(signature=...)")
+        if pyfunc is None:
+            raise UnsupportedError("vectorize used as a decorator factory without pyfunc")
+        self.pyfunc = pyfunc
+        self.cache = cache
+        self.signature = signature
+        self.__doc__ = pyfunc.__doc__ if doc is None else doc
+        if isinstance(otypes, str):
+            for char in otypes:
+                if char not in numpy.typecodes["All"]:
+                    raise ValueError(f"Invalid otype specified: {char}")
+        elif otypes is not None and not isinstance(otypes, (list, tuple)):
+            raise ValueError("Invalid otype specification")
+        if otypes is not None:
+            otypes = [_dtypes._as_dtype(t) for t in otypes]
+        self.otypes = otypes
+        self.excluded = set() if excluded is None else set(excluded)
+
+    def __call__(self, *args, **kwargs):
+        positions = [i for i in range(len(args)) if i not in self.excluded]
+        names = [k for k in kwargs if k not in self.excluded]
+        arrays = [asarray(args[i]) for i in positions] + [asarray(kwargs[k]) for k in names]
+        if not arrays:
+            return self.pyfunc(*args, **kwargs)
+        tensors = torch.broadcast_tensors(*[a._t for a in arrays])
+        shape = tuple(tensors[0].shape)
+        size = math.prod(shape)
+        flats = [t.reshape(-1) for t in tensors]
+        if size == 0 and self.otypes is None:
+            raise ValueError("cannot call `vectorize` on size 0 inputs unless `otypes` is set")
+
+        def call(k):
+            call_args, call_kwargs = list(args), dict(kwargs)
+            values = [f[k].item() for f in flats]
+            for i, v in zip(positions, values):
+                call_args[i] = v
+            for name, v in zip(names, values[len(positions):]):
+                call_kwargs[name] = v
+            return self.pyfunc(*call_args, **call_kwargs)
+
+        otypes = self.otypes
+        if otypes is None:
+            first = call(0)
+            firsts = first if isinstance(first, tuple) else (first,)
+            otypes = [asarray(v).dtype for v in firsts]
+        outputs = [call(k) for k in range(size)]
+        if len(otypes) == 1 and not (outputs and isinstance(outputs[0], tuple)):
+            columns = [outputs]
+        else:
+            if outputs and len(outputs[0]) != len(otypes):
+                raise ValueError(f"Invalid number of values returned by pyfunc "
+                                 f"(expected {len(otypes)}, got {len(outputs[0])})")
+            columns = [list(col) for col in zip(*outputs)] if outputs else [[] for _ in otypes]
+        results = []
+        for column, dt in zip(columns, otypes):
+            values = numpy.asarray([numpy.asarray(v) if isinstance(v, ndarray) else v for v in column],
+                                   dtype=dt.np).reshape(shape)
+            results.append(asarray(values))
+        return results[0] if len(results) == 1 else tuple(results)
