@@ -304,6 +304,14 @@ def nan_cleanup(a):
     return clean, finite, np.nanmin(a), np.nansum(a)
 
 
+def nan_to_num_clip(a):
+    return np.nan_to_num(a, nan=0.0, posinf=1e3, neginf=-1e3)
+
+
+def isclose_to_reference(a):
+    return np.isclose(a, np.round(a, 1), atol=0.05), np.isclose(a, 1.0)
+
+
 # ---- manipulation, sorting, searching --------------------------------------------------
 def reshape_pipeline(m):
     t = np.moveaxis(m.reshape(2, 2, 5), 0, -1)
@@ -413,6 +421,8 @@ CASES = [
     ("empty_matmul", empty_matmul, (EMPTY_ROWS,), {}),
     ("empty_float32", empty_float32, (EMPTY_1D,), {}),
     ("nan_cleanup", nan_cleanup, (WITH_NAN,), {}),
+    ("nan_to_num_clip", nan_to_num_clip, (WITH_NAN,), {}),
+    ("isclose_to_reference", isclose_to_reference, (F64,), {}),
     ("reshape_pipeline", reshape_pipeline, (M64,), {}),
     ("stack_and_split", stack_and_split, (F64,), {}),
     ("flips_and_rotations", flips_and_rotations, (M32,), {}),
@@ -424,9 +434,7 @@ CASES = [
     ("einsum_traces", einsum_traces, (M64,), {}),
 ]
 
-XFAIL = {
-    "complex_polar": "shim lacks np.angle",
-}
+XFAIL = {}
 
 
 def _params():

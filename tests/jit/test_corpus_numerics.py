@@ -388,6 +388,17 @@ def moving_average(x, w=5):
     return (c[w:] - c[:-w]) / w
 
 
+def convolve_smooth(x):
+    window = np.hanning(7)
+    return np.convolve(x, window / window.sum(), mode="same")
+
+
+def interp_resample(x, n_out=25):
+    t_old = np.linspace(0.0, 1.0, x.shape[0])
+    t_new = np.linspace(0.0, 1.0, n_out)
+    return np.interp(t_new, t_old, x)
+
+
 def exponential_moving_average(x, alpha=0.3):
     out = np.empty_like(x[:10])
     out[0] = x[0]
@@ -515,6 +526,8 @@ CASES = [
     (regression_metrics, DATA[:, 0], DATA[:, 1]),
     (moving_average, TIME_SERIES),
     (exponential_moving_average, TIME_SERIES),
+    (convolve_smooth, TIME_SERIES),
+    (interp_resample, TIME_SERIES),
     (running_max_drawdown, TIME_SERIES),
     (autocorrelation, TIME_SERIES),
     (power_spectrum, SIGNAL_64),
@@ -529,6 +542,7 @@ CASES = [
 ]
 
 XFAIL = {
+    "convolve_smooth": "shim lacks np.hanning",
     "robust_scale": "shim _statistics: percentile validates q by value (_raise_if -> bool(tensor)): data-dependent break",
     "weighted_mean_var": "shim _statistics: average checks weights.sum() == 0 by value: data-dependent break",
     "digitize_counts": "shim _statistics: digitize checks bins monotonic by value: data-dependent break",
