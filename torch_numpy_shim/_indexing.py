@@ -90,6 +90,8 @@ def _classify(item):
         return "int", item
     if isinstance(item, (int, numpy.integer)):
         return "int", operator.index(item)
+    if isinstance(item, ndarray) and item._scalar and item.dtype.kind in "iu":
+        return "int", item  # a NumPy integer scalar, whose value is read only if a view needs it
     if isinstance(item, (ndarray, numpy.ndarray, torch.Tensor, list, tuple)):
         return _index_array(item)
     if isinstance(item, (float, complex, str, bytes, numpy.generic)):
@@ -148,6 +150,9 @@ class _Key:
         self._resolve(parts, tuple(arr._t.shape), fancy)
 
     def _resolve(self, parts, shape, fancy):
+        if not (fancy or self.scalar):  # the result is a view: NumPy scalars need their value
+            parts = [(k, operator.index(p)) if k == "int" and isinstance(p, ndarray) else (k, p)
+                     for k, p in parts]
         view_key, flips, advanced = [], [], {}
         d = 0  # dim of the array
         for kind, p in parts:
@@ -159,6 +164,10 @@ class _Key:
                 view_key.append(s)
                 if flipped:
                     flips.append(v)
+                d += 1
+            elif kind == "int" and isinstance(p, ndarray):  # the result is a copy anyway
+                view_key.append(slice(None))
+                advanced[v] = p._t.to(_INT64)
                 d += 1
             elif kind == "int":
                 size = shape[d]
@@ -656,7 +665,7 @@ def compress(condition: ArrayLike, a: ArrayLike, axis=None, out: OutArray = None
     if condition.ndim != 1:
         raise ValueError("condition must be a 1-d array")
     positions = torch.nonzero(_truth(condition._t))[:, 0]
-    src = a._t.reshape(-1) if axis is None else a._t
+    src = a._t.reshape(-1) if axis is None or a.ndim == 0 else a._t
     result = _along_axis(src, positions, 0 if axis is None else normalize_axis(axis, src.ndim))
     return ndarray._wrap(result) if out is None else _take_out(result, out, a)
 

@@ -22,11 +22,14 @@ class ArrayIndex:
         return f"ArrayIndex({self.values!r}, shim={self.as_shim})"
 
 
-def realize(key, xp):
-    """The key for namespace ``xp`` (index arrays become xp arrays where asked)."""
+def realize(key, xp, scalars=True):
+    """The key for namespace ``xp`` (index arrays become xp arrays where asked, 0-d
+    ones NumPy scalars if ``scalars``)."""
     if isinstance(key, tuple):
         return tuple(realize(k, xp) for k in key)
     if isinstance(key, ArrayIndex):
+        if key.values.ndim == 0 and key.as_shim and scalars:
+            return xp.asarray(key.values)[()]
         return xp.asarray(key.values) if key.as_shim else key.values
     return key
 
@@ -211,6 +214,12 @@ def test_index_with_shim_scalars_and_arrays():
     assert_same(numpy.int64(6), shim.to_numpy(a[i, 2]))
     assert_same(numpy.arange(12).reshape(3, 4)[[1, 2]], shim.to_numpy(a[[i, 2]]))
     assert_same(numpy.arange(12)[1:3], shim.to_numpy(shim.arange(12)[i:3]))
+    row = a[i]  # a NumPy integer scalar indexes like an int: a view
+    row[0] = -1
+    assert a[1, 0] == -1 and row.base is a.base
+    assert_same(numpy.int64(7), shim.to_numpy(a[shim.int64(1), shim.int8(-1)]))
+    with pytest.raises(IndexError):
+        a[shim.int64(3)]
 
 
 @pytest.mark.parametrize("dtype", ["uint16", "uint32", "uint64", "bool", "complex64", "float16"])
@@ -229,7 +238,7 @@ def test_dtypes_without_torch_kernels(dtype):
 # ---- setitem ------------------------------------------------------------------------
 def _assign(key, value):
     def run(xp, a):
-        a[realize(key, xp)] = realize(value, xp)
+        a[realize(key, xp)] = realize(value, xp, scalars=False)
         return a
     return run
 
@@ -506,7 +515,7 @@ def test_where_with_none_is_unsupported():
     ("compress", ([1, 0], numpy.arange(3))), ("compress", ([0, 0, 0, 1], numpy.arange(3))), ("compress", ([[1]], numpy.arange(3))),
     ("compress", (numpy.array([1.5, 0]), numpy.arange(3))), ("compress", ([True, False, True], numpy.arange(6).reshape(3, 2), 0)),
     ("compress", ([False, True], numpy.arange(6).reshape(3, 2), -1)), ("compress", ([True], numpy.arange(6).reshape(3, 2), 2)),
-    ("compress", ([True], numpy.array(3))),
+    ("compress", ([True], numpy.array(3))), ("compress", ([True], numpy.array(3), 0)), ("compress", ([True], numpy.array(3), 1)),
 ], ids=repr)
 def test_selection_functions(fn, args):
     check(lambda xp: getattr(xp, fn)(*args))
