@@ -72,6 +72,10 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
     _refuse_like(like)
     if copy is False and _needs_copy(a, dtype):
         raise ValueError("Unable to avoid copy while creating an array as requested.")
+    if dtype is not None and isinstance(a, (list, tuple, int, float, complex)) and not _coerce._contains_traced(a):
+        # NumPy converts Python data straight into the dtype: out-of-range ints raise
+        np_data = numpy.asarray(a, dtype=_dtypes._as_dtype(dtype).np)
+        return ndarray._wrap(_coerce._from_numpy_array(np_data, copy=True))
     return _coerce.asarray(a, dtype, copy)
 
 

@@ -284,6 +284,10 @@ def atleast_3d(*arys):
 
 # ---- joining ---------------------------------------------------------------------------
 def _sequence_of_arrays(arrays):
+    if isinstance(arrays, ndarray):  # an array is the sequence of its rows
+        if arrays.ndim == 0:
+            raise TypeError("iteration over a 0-d array")
+        return [arrays._view(t) for t in torch.unbind(arrays._t)]
     if not hasattr(arrays, "__getitem__"):
         raise TypeError('arrays to stack must be passed as a "sequence" type such as list or tuple.')
     return [_coerce.asarray(a) for a in arrays]

@@ -44,6 +44,14 @@ def test_array_dtype_and_ndmin(dtype, ndmin):
     check(lambda xp: xp.array(1, dtype=dtype, ndmin=ndmin))
 
 
+@pytest.mark.parametrize("data,dtype", [([300], "int8"), (-1, "uint8"), ([1.7, -2.5], int), ([[1, 2**63]], "uint64"),
+                                        ([2**64], "float64"), ([1, 2j], "complex64"), ([1j], float), (True, "int16"),
+                                        ([float("nan")], "float16"), ((1, (2, 3)), int)])
+def test_python_data_into_a_dtype(data, dtype):
+    check(lambda xp: xp.array(data, dtype=dtype))
+    check(lambda xp: xp.asarray(data, dtype=dtype))
+
+
 def test_array_of_shim_arrays_promotes():
     check(lambda xp: xp.array([xp.arange(2), xp.ones(2, dtype=xp.float32)]))
     check(lambda xp: xp.array([xp.arange(2, dtype=xp.int8), [1, 2]]))

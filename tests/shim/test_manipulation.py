@@ -214,6 +214,12 @@ def test_stack_family(a, other_dtype, axis):
     check(lambda xp, a, b: (o := xp.zeros((2,) + a.shape), xp.stack((a, b), out=o), o)[-1], a, b)
 
 
+@given(any_arrays(shapes(min_dims=0, max_dims=3, min_side=1, max_side=3)))
+def test_joining_an_array_joins_its_rows(a):
+    for name in ("concatenate", "stack", "hstack", "vstack", "dstack", "column_stack"):
+        check(lambda xp, a: getattr(xp, name)(a), a)
+
+
 def test_stack_errors_and_row_stack():
     check(lambda xp: xp.stack([xp.ones(2), xp.ones(3)]))
     check(lambda xp: xp.stack([]))
