@@ -260,6 +260,15 @@ def nested_list_argument(layers, x):
     return x
 
 
+def dict_items_loop(fields, weights):
+    total = 0.0
+    out = {}
+    for name, field in fields.items():
+        out[name] = field * weights[name]
+        total = total + out[name].sum()
+    return out, total
+
+
 def linear_layer(params, x):
     return x @ params["w"] + params["b"]
 
@@ -464,6 +473,7 @@ CASES = [
     ("nested_list_argument", nested_list_argument,
      ([(SQUARE, VEC[:5]), (SQUARE.T.copy(), VEC[5:10])], SQUARE[:2]), {}),
     ("calls_jitted_helper", calls_jitted_helper, (VEC,), {}),
+    ("dict_items_loop", dict_items_loop, ({"u": VEC, "v": VEC[::-1].copy()}, {"u": 0.5, "v": 2.0}), {}),
     ("dict_argument", linear_layer, ({"w": MAT, "b": VEC[:6]}, SQUARE[:, :4]), {}),
     ("list_argument_star_unpack", stack_mean, (ARRAYS,), {}),
     ("tuple_argument", tuple_argument, ((VEC, MAT), 1.5), {}),
