@@ -40,7 +40,7 @@ def _check_device(device):
 def _shape_tuple(shape):
     """An int or a sequence of ints as a shape tuple (NumPy's errors for negatives)."""
     dims = (shape,) if not isinstance(shape, (tuple, list, torch.Size)) else tuple(shape)
-    dims = tuple(d if isinstance(d, torch.SymInt) else operator.index(d) for d in dims)
+    dims = tuple(_size(d) for d in dims)
     if builtins.any(isinstance(d, int) and d < 0 for d in dims):
         raise ValueError("negative dimensions are not allowed")
     return dims
@@ -59,6 +59,11 @@ def movable(t):
 def restored(t, dtype):
     """Undo ``movable``: view the moved bits as the original torch ``dtype`` again."""
     return t if t.dtype == dtype else t.view(dtype)
+
+
+def _size(n):
+    """A length argument as an int, keeping a symbolic size symbolic when tracing."""
+    return n if isinstance(n, torch.SymInt) else operator.index(n)
 
 
 def _default_float_or(dtype):
@@ -275,16 +280,14 @@ def arange(start_or_stop, /, stop=None, step=1, *, dtype=None, device=None, like
         return ndarray._wrap(firsts[:length])
     if dt.kind == "c":
         raise UnsupportedError("arange with a complex dtype")
-    if dt.kind in "iu":
-        first, second = int(start), int(start + step)
-        for value in (first, second)[:length]:
-            if isinstance(value, int):
-                _coerce.check_python_int_fits(value, dt)
+    if all_int or dt.kind in "iu":
+        first, second = (start, start + step) if all_int else (int(start), int(start + step))
+        if dt.kind in "iu" and isinstance(length, int):  # NumPy checks the two it casts first
+            for value in (first, second)[:length]:
+                if isinstance(value, int):
+                    _coerce.check_python_int_fits(value, dt)
         values = torch.arange(length, dtype=torch.int64) * (second - first) + first
-        return ndarray._wrap(_coerce.cast_tensor(values, dt))  # wraps around as NumPy's fill
-    if all_int:
-        values = torch.arange(length, dtype=torch.int64) * step + start
-        return ndarray._wrap(_coerce.cast_tensor(values, dt))
+        return ndarray._wrap(_coerce.cast_tensor(values, dt))  # integers wrap around as NumPy's fill
     first = numpy.array(start).astype(dt.np)
     delta = numpy.array(start + step).astype(dt.np) - first
     compute = torch.float32 if dt.itemsize == 2 else dt.torch
@@ -306,7 +309,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     """NumPy's algorithm: ``arange(num) * step + start`` (or ``/ div * delta`` where the
     step underflows to zero), the last sample set to ``stop``, integer dtypes floored."""
     _check_device(device)
-    num = operator.index(num)
+    num = _size(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
     dt = _inexact_result_type(start, stop)
@@ -405,8 +408,8 @@ def _diagonal_mask(n, m, k, lower):
 
 def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
     _check_order(order), _check_device(device), _refuse_like(like)
-    n = operator.index(N)
-    m = n if M is None else operator.index(M)
+    n = _size(N)
+    m = n if M is None else _size(M)
     if n < 0 or m < 0:
         raise ValueError("negative dimensions are not allowed")
     mask = _diagonal_mask(n, m, operator.index(k), None)
@@ -419,8 +422,8 @@ def identity(n, dtype=None, *, like=None):
 
 def tri(N, M=None, k=0, dtype=float, *, like=None):
     _refuse_like(like)
-    n = builtins.max(operator.index(N), 0)  # NumPy builds tri from aranges: negative is empty
-    m = n if M is None else builtins.max(operator.index(M), 0)
+    n = torch.sym_max(_size(N), 0)  # NumPy builds tri from aranges: negative is empty
+    m = n if M is None else torch.sym_max(_size(M), 0)
     mask = _diagonal_mask(n, m, operator.index(k), True)
     return ndarray._wrap(_coerce.cast_tensor(mask, _default_float_or(dtype)))
 
@@ -475,7 +478,7 @@ def vander(x: ArrayLike, N=None, increasing=False):
     integer overflow wraps identically); dtype promotes with int64."""
     if x.ndim != 1:
         raise ValueError("x must be a one-dimensional array or sequence.")
-    n = x.shape[0] if N is None else operator.index(N)
+    n = x.shape[0] if N is None else _size(N)
     if n < 0:
         raise ValueError("negative dimensions are not allowed")
     dt = _dtypes.promote_types(x.dtype, _dtypes.int64.dtype)

@@ -384,3 +384,26 @@ def test_traces_with_symbolic_shapes(name):
     traced, eager = graph(x.clone()), as_tensors(x.clone())
     for t, e in zip(traced if isinstance(traced, list) else [traced], eager if isinstance(eager, list) else [eager]):
         assert torch.equal(t, e)
+
+
+SIZE_DRIVEN = {
+    "arange": lambda n: shim.arange(n),
+    "arange_step": lambda n: shim.arange(1, n, 2, dtype=shim.float32),
+    "linspace": lambda n: shim.linspace(0, 1, n),
+    "zeros": lambda n: shim.zeros((n, 2)),
+    "full": lambda n: shim.full(n, 7),
+    "eye": lambda n: shim.eye(n, k=1),
+    "tri": lambda n: shim.tri(n),
+    "indices": lambda n: shim.indices((n, 2)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SIZE_DRIVEN))
+def test_sizes_stay_symbolic(name):
+    """A size taken from a traced shape is not baked into the graph."""
+    import torch
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    graph = make_fx(lambda t: SIZE_DRIVEN[name](t.shape[0])._t, tracing_mode="symbolic")(torch.ones(5))
+    for n in (3, 8):
+        assert torch.equal(graph(torch.ones(n)), SIZE_DRIVEN[name](n)._t)
