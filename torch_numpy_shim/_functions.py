@@ -27,9 +27,9 @@ from ._normalize import ArrayLike, finish, normalize_axis, normalize_axis_tuple,
 from ._statistics import _image_as, _int_image
 
 __all__ = ["diff", "ediff1d", "gradient", "convolve", "correlate", "interp", "polyval",
-           "polyfit", "polyder", "polyint", "trapezoid", "isclose", "allclose", "array_equal",
+           "polyfit", "polyder", "polyint", "polyadd", "polysub", "polymul", "trapezoid", "isclose", "allclose", "array_equal",
            "array_equiv", "nan_to_num", "real_if_close", "real", "imag", "angle", "unwrap",
-           "sinc", "i0", "iscomplex", "isreal", "iscomplexobj", "isrealobj", "isscalar",
+           "sinc", "i0", "iscomplex", "isreal", "iscomplexobj", "isrealobj", "isscalar", "iterable",
            "piecewise", "apply_along_axis", "apply_over_axes", "vectorize"]
 
 _F64 = _dtypes.float64.dtype
@@ -458,6 +458,44 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     return coefficients
 
 
+def _aligned(a1, a2):
+    """Two coefficient arrays left-padded with zeros to one length, in their common dtype."""
+    a1, a2 = asarray(a1), asarray(a2)
+    t1, t2 = (x._t.reshape(-1) if x.ndim == 0 else x._t for x in (a1, a2))
+    dt = _dtypes.result_type(a1, a2)
+    length = max(t1.shape[0], t2.shape[0])
+
+    def pad(t):
+        return torch.cat([torch.zeros(length - t.shape[0], dtype=t.dtype), t])
+    return cast_tensor(pad(t1), dt), cast_tensor(pad(t2), dt), dt
+
+
+def polyadd(a1, a2):
+    t1, t2, dt = _aligned(a1, a2)
+    return ndarray._wrap(_multiply_add(t1, torch.ones((), dtype=torch.bool), t2, dt))
+
+
+def polysub(a1, a2):
+    t1, t2, _ = _aligned(a1, a2)
+    return ndarray._wrap(_subtract(t1, t2))
+
+
+def _poly1d_coefficients(a):
+    """What ``np.poly1d(a)`` keeps: leading zeros trimmed (a data-dependent length),
+    at least one coefficient."""
+    t = asarray(a)._t
+    t = t.reshape(1) if t.ndim == 0 else t
+    if t.ndim > 1:
+        raise ValueError("Polynomial must be 1d only.")
+    nonzero = torch.nonzero(t != 0).reshape(-1)
+    t = t[nonzero[0]:] if nonzero.numel() else t[:0]
+    return ndarray._wrap(t if t.shape[0] else torch.zeros(1, dtype=t.dtype))
+
+
+def polymul(a1, a2):
+    return convolve(_poly1d_coefficients(a1), _poly1d_coefficients(a2))
+
+
 def polyder(p, m=1):
     m = operator.index(m)
     if m < 0:
@@ -753,6 +791,14 @@ def iscomplexobj(x):
 
 def isrealobj(x):
     return not iscomplexobj(x)
+
+
+def iterable(y):
+    try:
+        iter(y)
+    except TypeError:
+        return False
+    return True
 
 
 def isscalar(element):

@@ -157,6 +157,21 @@ def test_polyder_polyint(p, m):
     check(lambda xp: xp.polyint(p, m, k=[3] * m if m else None))
 
 
+@given(st.data())
+def test_polyadd_sub_mul_hypothesis(data):
+    a = data.draw(finite_arrays(data.draw(dtypes()), shapes(max_dims=1, max_side=4), bound=10))
+    b = data.draw(finite_arrays(data.draw(dtypes()), shapes(min_dims=1, max_dims=1, min_side=1,
+                                                            max_side=4), bound=10))
+    check(lambda xp, a, b: xp.polyadd(a, b), a, b, rtol=1e-2)
+    check(lambda xp, a, b: xp.polysub(a, b), a, b, rtol=1e-2)
+    check(lambda xp, a, b: xp.polymul(a, b), a, b, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize("value", [[1, 2], 3, "ab", (x for x in ()), numpy.arange(2), numpy.float64(1)])
+def test_iterable(value):
+    assert shim.iterable(value) == numpy.iterable(value)
+
+
 # ---- trapezoid -------------------------------------------------------------------------
 @given(st.data())
 def test_trapezoid_hypothesis(data):
