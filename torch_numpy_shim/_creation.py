@@ -319,7 +319,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     start_t = _coerce.cast_tensor(start_a._t, dt)
     stop_t = _coerce.cast_tensor(stop_a._t, dt)
     delta = stop_t - start_t
-    y = torch.arange(num, dtype=torch.int64).to(dt.torch).reshape((-1,) + (1,) * delta.ndim)
+    y = torch.arange(num, dtype=torch.int64, device=delta.device).to(dt.torch).reshape((-1,) + (1,) * delta.ndim)
     if div > 0:
         step = delta / div
         y = torch.where(step == 0, y / div * delta, y * step)
@@ -397,10 +397,10 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
 
 
 # ---- matrices ----------------------------------------------------------------------------
-def _diagonal_mask(n, m, k, lower):
+def _diagonal_mask(n, m, k, lower, device=None):
     """(n, m) booleans: the k-th diagonal (``lower`` None), or on/below it (True)."""
-    rows = torch.arange(n).reshape(-1, 1)
-    cols = torch.arange(m).reshape(1, -1)
+    rows = torch.arange(n, device=device).reshape(-1, 1)
+    cols = torch.arange(m, device=device).reshape(1, -1)
     if lower is None:
         return cols - rows == k
     return cols - rows <= k
@@ -433,7 +433,7 @@ def _keep_triangle(m, k, lower):
     if t.ndim == 0:
         raise TypeError("tri() missing 1 required positional argument: 'N'")
     n_rows, n_cols = (t.shape[-2], t.shape[-1]) if t.ndim >= 2 else (t.shape[-1], t.shape[-1])
-    mask = _diagonal_mask(n_rows, n_cols, k if lower else k - 1, True)
+    mask = _diagonal_mask(n_rows, n_cols, k if lower else k - 1, True, t.device)
     if not lower:
         mask = ~mask
     return ndarray._wrap(torch.where(mask, t, torch.zeros((), dtype=t.dtype)))
@@ -455,13 +455,13 @@ def diag(v: ArrayLike, k=0):
     t = v._t
     if t.ndim == 1:
         n = t.shape[0] + builtins.abs(k)
-        placed = torch.zeros((n, n), dtype=t.dtype)
+        placed = torch.zeros((n, n), dtype=t.dtype, device=t.device)
         if t.shape[0] == 0:
             return ndarray._wrap(placed)
         # entry (i, j) of the k-th diagonal holds v[i] above the main diagonal, v[j] below
-        position = torch.arange(n).reshape((-1, 1) if k >= 0 else (1, -1))
+        position = torch.arange(n, device=t.device).reshape((-1, 1) if k >= 0 else (1, -1))
         values = restored(movable(t).index_select(0, position.reshape(-1).clamp(max=t.shape[0] - 1)), t.dtype)
-        return ndarray._wrap(torch.where(_diagonal_mask(n, n, k, None),
+        return ndarray._wrap(torch.where(_diagonal_mask(n, n, k, None, t.device),
                                          values.reshape(position.shape), placed))
     if t.ndim == 2:
         return ndarray._wrap(torch.diagonal(t, k).clone())
@@ -483,7 +483,7 @@ def vander(x: ArrayLike, N=None, increasing=False):
         raise ValueError("negative dimensions are not allowed")
     dt = _dtypes.promote_types(x.dtype, _dtypes.int64.dtype)
     columns = _coerce.cast_tensor(x._t, dt).reshape(-1, 1).expand(x.shape[0], builtins.max(n - 1, 0))
-    powers = torch.cat((torch.ones((x.shape[0], builtins.min(n, 1)), dtype=dt.torch),
+    powers = torch.cat((torch.ones((x.shape[0], builtins.min(n, 1)), dtype=dt.torch, device=x._t.device),
                         torch.cumprod(columns, dim=1)), dim=1)
     return ndarray._wrap(powers if increasing else powers.flip(1))
 

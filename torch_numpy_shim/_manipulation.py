@@ -626,7 +626,7 @@ def resize(a: ArrayLike, new_shape):
             raise ValueError("all elements of `new_shape` must be non-negative")
     flat = a._t.reshape(-1)
     if flat.shape[0] == 0 or new_size == 0:
-        return ndarray._wrap(torch.zeros(dims, dtype=a._t.dtype))
+        return ndarray._wrap(torch.zeros(dims, dtype=a._t.dtype, device=a._t.device))
     repeats = -(-new_size // flat.shape[0])
     return ndarray._wrap(restored(movable(flat).repeat(repeats)[:new_size].reshape(dims), a._t.dtype))
 
@@ -715,7 +715,6 @@ def insert(arr: ArrayLike, obj, values, axis=None):
         if not -n <= index <= n:
             raise IndexError(f"index {obj} is out of bounds for axis {axis} with size {n}")
         index += n if index < 0 else 0
-        _coerce.check_python_int_fits(values, arr.dtype)
         block_ = array(values, copy=None, ndmin=arr.ndim, dtype=arr.dtype)
         if indices.ndim == 0:
             block_ = moveaxis(block_, 0, axis)
@@ -885,7 +884,7 @@ def _pad_constant(t, axis, before, after, pair, odd):
 def _pad_empty(t, axis, before, after, pair, odd):
     shape = list(t.shape)
     shape[axis] += before + after
-    out = torch.zeros(shape, dtype=t.dtype)
+    out = torch.zeros(shape, dtype=t.dtype, device=t.device)
     out.narrow(axis, before, t.shape[axis]).copy_(t)
     return out
 
@@ -938,9 +937,9 @@ def _pad_mirror(fold, period_of):
         first, last = work.narrow(axis, 0, 1), work.narrow(axis, n - 1, 1)
         positions = range(-before, n + after)
         along = [-1 if d == axis else 1 for d in range(t.ndim)]
-        turns = torch.tensor([i // period for i in positions]).to(compute).reshape(along)
-        mirrored = torch.tensor([builtins.bool(i % period >= n) for i in positions]).reshape(along)
-        values = work.index_select(axis, torch.tensor([fold(i % period, n) for i in positions]))
+        turns = torch.tensor([i // period for i in positions], device=t.device).to(compute).reshape(along)
+        mirrored = torch.tensor([builtins.bool(i % period >= n) for i in positions], device=t.device).reshape(along)
+        values = work.index_select(axis, torch.tensor([fold(i % period, n) for i in positions], device=t.device))
         out = torch.where(mirrored, 2 * last - values, values) + turns * 2 * (last - first)
         if t.dtype == torch.uint64:
             return out.view(torch.uint64)
