@@ -109,6 +109,9 @@ def _forward_slice(s, size):
             start, stop, step = s.indices(size)  # clamps huge bounds torch would overflow on
             return slice(start, stop, builtins.min(step, builtins.max(size, 1))), False
         return s, False
+    if s.start is None and s.stop is None:  # a[::-k] without guarding on the size
+        k = -s.step if not isinstance(size, int) else builtins.min(-s.step, builtins.max(size, 1))
+        return slice((size - 1) % k, None, k), True
     start, stop, step = s.indices(size)
     count = len(range(start, stop, step))
     if count == 0:
@@ -122,10 +125,11 @@ class _Key:
 
     ``view_key`` (ints, positive slices, None) gives a torch view of the array;
     ``flips`` are dims of that view to reverse; ``advanced`` maps view dims to int64
-    index tensors, or a multi-dim boolean mask to ("mask", tensor) on its first dim.
+    index tensors, or a multi-dim boolean mask to ("mask", tensor) on its first dim;
+    ``gap`` is the view dim before which an Ellipsis spanning no dims stood.
     """
 
-    __slots__ = ("view_key", "flips", "advanced", "scalar", "zero_dim_fancy", "whole_mask")
+    __slots__ = ("view_key", "flips", "advanced", "scalar", "zero_dim_fancy", "whole_mask", "gap")
 
     def __init__(self, arr, key):
         parts = [_classify(item) for item in (key if isinstance(key, tuple) else (key,))]
@@ -145,6 +149,8 @@ class _Key:
             z for kind, z in zip(kinds, zero_dim_arrays) if kind == "array")
         self.whole_mask = len(parts) == 1 and kinds[0] == "mask" and _dims_consumed(*parts[0]) == ndim > 0
         fill = [("slice", slice(None))] * (ndim - consumed)
+        if "ellipsis" in kinds and not fill:
+            fill = [("gap", None)]  # an empty Ellipsis still separates advanced indices
         at = kinds.index("ellipsis") if "ellipsis" in kinds else len(parts)
         parts = parts[:at] + fill + parts[at + 1:]
         self._resolve(parts, tuple(arr._t.shape), fancy)
@@ -154,10 +160,13 @@ class _Key:
             parts = [(k, operator.index(p)) if k == "int" and isinstance(p, ndarray) else (k, p)
                      for k, p in parts]
         view_key, flips, advanced = [], [], {}
+        self.gap = None
         d = 0  # dim of the array
         for kind, p in parts:
             v = builtins.sum(1 for x in view_key if not isinstance(x, (int, torch.SymInt)))
-            if kind == "newaxis":
+            if kind == "gap":
+                self.gap = v
+            elif kind == "newaxis":
                 view_key.append(None)
             elif kind == "slice":
                 s, flipped = _forward_slice(p, shape[d])
@@ -233,7 +242,7 @@ class _Fancy:
     come first, broadcast index tensors, and where the broadcast dims land in the
     result (at the first indexed dim when the indexed dims are adjacent, else first)."""
 
-    def __init__(self, view, indices):
+    def __init__(self, view, indices, gap=None):
         dims = sorted(indices)
         self.rest = [d for d in range(view.ndim) if d not in indices]
         shapes = [tuple(indices[d].shape) for d in dims]
@@ -245,7 +254,8 @@ class _Fancy:
         self.sizes = [view.shape[d] for d in dims]
         self.moved = view.permute(dims + self.rest)
         self.nb = self.index[0].ndim
-        self.insert_at = dims[0] if dims[-1] - dims[0] + 1 == len(dims) else 0
+        adjacent = dims[-1] - dims[0] + 1 == len(dims) and not (gap is not None and dims[0] < gap <= dims[-1])
+        self.insert_at = dims[0] if adjacent else 0
         broadcast = tuple(self.index[0].shape)
         rest_shape = tuple(view.shape[d] for d in self.rest)
         self.shape = rest_shape[:self.insert_at] + broadcast + rest_shape[self.insert_at:]
@@ -288,7 +298,7 @@ def getitem(arr, key):
         moved = _movable(view)
         if key.flips:
             moved = torch.flip(moved, key.flips)
-        out = _Fancy(moved, key.index_tensors()).gather()
+        out = _Fancy(moved, key.index_tensors(), key.gap).gather()
         return ndarray._wrap(out.view(view.dtype), key.scalar)
     if key.flips:
         return ndarray._wrap(torch.flip(_movable(view), key.flips).view(view.dtype))
@@ -388,7 +398,7 @@ def setitem(arr, key, value):
                             f"input, input has {v.ndim} dimensions")
         if _masked_fill(view, key, v, arr, value):
             return
-    fancy = _Fancy(view, key.index_tensors())
+    fancy = _Fancy(view, key.index_tensors(), key.gap)
     if v is None:
         v = _movable(_value_tensor(value, dt, path, len(fancy.shape)))
     if key.single_mask:

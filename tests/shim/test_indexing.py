@@ -203,8 +203,17 @@ def test_separated_advanced_indices_go_first():
     for key in [(slice(None), [0, 1], None, [0, 1]), (slice(None), [0, 1], True, [0, 1]),
                 (slice(None), 0, slice(None), [0, 1]), (slice(None), numpy.array(0), slice(None), [0, 1]),
                 (slice(None), [0, 1], slice(None), True), (numpy.array(0), slice(None), [0, 1]),
-                (slice(None), True, [0, 1]), ([[0], [1]], slice(None), slice(None), [0, 2, 1])]:
+                (slice(None), True, [0, 1]), ([[0], [1]], slice(None), slice(None), [0, 2, 1]),
+                (slice(None), [0], slice(None), Ellipsis, [0]), (slice(None), 0, slice(None), Ellipsis, [1, 2])]:
         check(lambda xp, a: a[key].shape, arr)
+
+
+def test_empty_ellipsis_separates_advanced_indices():
+    arr = numpy.zeros((5, 2, 3))
+    for key in [(slice(None), [0], Ellipsis, [0]), (slice(None), [0], Ellipsis, 0), (slice(None), 0, Ellipsis, [0]),
+                (slice(None), [0], Ellipsis, slice(None)), (None, [True, False, True, True, False], Ellipsis, numpy.ones((2, 3), bool))]:
+        check(lambda xp, a: a[key], arr)
+        check(_assign(key, numpy.arange(2.0)[:1]), arr)
 
 
 def test_index_with_shim_scalars_and_arrays():
