@@ -27,6 +27,7 @@ class Capture:
         self.guards = tracer.guards
         self.output_plan = output_plan
         self.tensor_outputs = tracer.saw_tensor_input
+        self.int_examples = tracer.int_examples
         self.trace_seconds = trace_seconds
         self.ends_in_break = ends_in_break    # the GraphBreak the segment stops before, or None
 
@@ -56,6 +57,14 @@ class _ShapeSource(torch._guards.Source):
         return torch._guards.GuardSource.LOCAL
 
 
+def _fake_input(fake_mode, inp):
+    """The fake value make_fx traces with: a FakeTensor, or a SymInt for an int input."""
+    if isinstance(inp.example, int):
+        return fake_mode.shape_env.create_unspecified_symint_and_symbol(
+            inp.example, _ShapeSource(inp.source.expr), DimDynamic.DYNAMIC)
+    return _fake(fake_mode, as_tensor(inp.example), inp.dynamic, inp.source)
+
+
 def _fake(fake_mode, tensor, dynamic_dims, source):
     sizes = [DimDynamic.DYNAMIC if d in dynamic_dims else DimDynamic.STATIC for d in range(tensor.ndim)]
     return fake_mode.from_tensor(tensor, symbolic_context=StatelessSymbolicContext(dynamic_sizes=sizes),
@@ -65,7 +74,8 @@ def _fake(fake_mode, tensor, dynamic_dims, source):
 def shape_guards(fake_mode, fake_inputs, inputs):
     """The ShapeEnv's guards on dynamic sizes, as expressions over the inputs' sources
     (valid for NumPy arrays and tensors alike: ``.shape`` instead of ``.size()``)."""
-    if not any(isinstance(size, torch.SymInt) for t in fake_inputs for size in t.shape):
+    if not any(isinstance(t, torch.SymInt) or any(isinstance(size, torch.SymInt) for size in t.shape)
+               for t in fake_inputs):
         return []
     expressions = fake_mode.shape_env.produce_guards(fake_inputs, [_ShapeSource(i.source.expr) for i in inputs])
     return [e.replace(".size()", ".shape") for e in expressions]
@@ -110,7 +120,8 @@ def initial_inputs(roots):
     return found
 
 
-def capture(fn, bound_args, arg_names, resume_frames=None, fullgraph=False, dynamic_dims=lambda source, example: ()):
+def capture(fn, bound_args, arg_names, resume_frames=None, fullgraph=False,
+            dynamic_dims=lambda source, example: (), dynamic_ints=frozenset()):
     """Trace ``fn`` (from its entry, or from ``resume_frames``) into a graph. Tracing
     restarts whenever it declares a new input; at a resumable graph break it traces again
     and stops just before the breaking instruction, so the segment ends there. Raises
@@ -121,11 +132,12 @@ def capture(fn, bound_args, arg_names, resume_frames=None, fullgraph=False, dyna
     stop_at, first_break = None, None
     start = time.perf_counter()
     while True:
-        tracer = Tracer(fn, bound_args, inputs, resume_frames, stop_at, fullgraph)
+        tracer = Tracer(fn, bound_args, inputs, resume_frames, stop_at, fullgraph, dynamic_ints)
         fake_mode = FakeTensorMode(shape_env=ShapeEnv(), allow_non_fake_inputs=True)
         for inp in inputs:
-            inp.dynamic = tuple(dynamic_dims(inp.source, inp.example))
-        fake_inputs = [_fake(fake_mode, as_tensor(inp.example), inp.dynamic, inp.source) for inp in inputs]
+            if not isinstance(inp.example, int):
+                inp.dynamic = tuple(dynamic_dims(inp.source, inp.example))
+        fake_inputs = [_fake_input(fake_mode, inp) for inp in inputs]
         plan_box = []
 
         def traced(*placeholders):

@@ -104,8 +104,8 @@ class FallbackEntry:
 
 def _extractor(inputs, globals_dict, closure):
     """Generated ``extract(L)``: the graph's input tensors from the segment's inputs."""
-    items = ", ".join(f"_t({inp.source.expr})" if not isinstance(inp.example, torch.Tensor)
-                      else inp.source.expr for inp in inputs)
+    items = ", ".join(inp.source.expr if isinstance(inp.example, (torch.Tensor, int))
+                      else f"_t({inp.source.expr})" for inp in inputs)
     source = f"def extract(L):\n    return ({items}{',' if len(inputs) == 1 else ''})\n"
     namespace = {"_t": torch.from_numpy, "G": globals_dict, "C": closure}
     exec(compile(source, "<npcompile inputs>", "exec"), namespace)
@@ -135,6 +135,7 @@ class JitFunction:
         self._limit_warned = False
         self._callees = {}           # user functions called at breaks, compiled in turn
         self.dynamic_dims = {}       # input source -> dims that changed size (automatic dynamic)
+        self.dynamic_ints = set()    # sources of ints that changed value (traced as symbols)
         self.run_only = False        # use what is compiled, never compile (npcompile.run)
         self.run_only_misses = 0
         self.recompile_reasons = []
@@ -209,7 +210,16 @@ class JitFunction:
         if self.dynamic is not None or not config.automatic_dynamic_shapes or entry.compiled is None:
             return
         namespace = {"L": L, "G": self.fn.__globals__, "C": self.fn.__closure__}
+        for expression, old in entry.capture.int_examples.items():
+            try:
+                now = eval(expression, namespace)
+            except Exception:
+                continue
+            if type(now) is int and now != old:
+                self.dynamic_ints.add(expression)
         for inp in entry.capture.inputs:
+            if isinstance(inp.example, int):
+                continue
             try:
                 now = eval(inp.source.expr, namespace)
             except Exception:
@@ -241,7 +251,7 @@ class JitFunction:
         globals_dict, closure = self.fn.__globals__, self.fn.__closure__
         try:
             cap = capture(self.fn, L, self._arg_names, resume_frames, self.fullgraph,
-                          self.dims_to_trace_dynamic)
+                          self.dims_to_trace_dynamic, frozenset(self.dynamic_ints) if self.dynamic is not False else frozenset())
         except GraphBreak as brk:
             if brk.fatal or self.fullgraph:
                 raise Unsupported(brk.user_message()) from None

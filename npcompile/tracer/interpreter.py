@@ -98,14 +98,19 @@ class Tracer:
     """One trace of one function call. ``inputs`` persists across restarts (a restart
     happens when tracing discovers an array that is not yet a declared graph input)."""
 
-    def __init__(self, fn, bound_args, inputs, resume_frames=None, stop_at=None, fullgraph=False):
+    def __init__(self, fn, bound_args, inputs, resume_frames=None, stop_at=None, fullgraph=False,
+                 dynamic_ints=frozenset()):
         self.fn = fn
+        self.dynamic_ints = dynamic_ints      # sources of ints to trace as symbols
+        self.int_examples = {}                # source expr -> value of ints traced as constants
         self.fullgraph = fullgraph
         self.bound_args = bound_args
         self.resume_frames = resume_frames    # real frames to continue from (None: a call)
         self.stop_at = stop_at                # suspend before this many instructions ran
         self.steps = 0
         self.sync_depth = 0
+        self.start_frame = None               # the frame a resumed segment starts in
+        self.start_offset = None
         self.inputs = inputs                  # list[ArrayInput], graph inputs in order
         self.placeholders = None              # tensors of the current make_fx attempt
         self.guards = Guards()
@@ -136,6 +141,8 @@ class Tracer:
             self.push_frame(self.fn, local_values)
         else:
             self.frames = [self.lift_frame(k, f) for k, f in enumerate(self.resume_frames)]
+            self.start_frame = self.frames[-1]
+            self.start_offset = self.start_frame.instructions[self.start_frame.ip].offset
         try:
             return self.run_frames(0)
         except _Stop:
@@ -286,6 +293,10 @@ class Tracer:
         if value is None or value is Ellipsis:
             g.identity(source, value)
             return value
+        if type(value) is int:
+            if source.expr in self.dynamic_ints:
+                return self.int_input(value, source)
+            self.int_examples[source.expr] = value
         if isinstance(value, _CONSTANT_TYPES):
             g.equals(source, value)
             return value
@@ -356,8 +367,38 @@ class Tracer:
         self.keepalive.append(value)
         return array
 
+    def int_input(self, value, source):
+        """A Python int traced as a symbol (a graph input), so a changing counter or
+        size does not recompile; the ShapeEnv guards what the trace assumed of it."""
+        index = next((i for i, inp in enumerate(self.inputs) if inp.source == source), None)
+        if index is None:
+            self.inputs.append(ArrayInput(source, value))
+            raise RestartTrace()
+        self.guards.type_is(source, value)
+        return self.placeholders[index]
+
     def wrap_foreign(self, value):
         return numpy_map.to_shim(value)
+
+    # ---- loops --------------------------------------------------------------------------
+    def back_edge(self, frame, inst):
+        """A loop's jump back. The segment ends here (a loop boundary, not a failure) when
+        it began inside this very loop (so a loop body is compiled once and the runtime
+        drives the iterations), or when unrolling has grown the graph past
+        ``config.unroll_budget``. Never under fullgraph or error_on_graph_break(True)."""
+        if frame.fullgraph or frame.error_on_graph_break:
+            return
+        started_inside = frame is self.start_frame and inst.argval <= self.start_offset <= inst.offset
+        if started_inside or _graph_size() > config.unroll_budget:
+            raise GraphBreak("loop boundary: the loop body is compiled once and driven by the runtime"
+                             if started_inside else
+                             f"loop unrolling passed config.unroll_budget ({config.unroll_budget} graph nodes)",
+                             "not an error: long loops are split at their back edge")
+
+    def check_iterator(self, iterator):
+        if id(iterator) in self.source_of:
+            raise GraphBreak("advancing an iterator from outside the segment",
+                             "iterators that cross a graph break are advanced by the runtime")
 
     # ---- names --------------------------------------------------------------------------
     def load_global(self, frame, name):
@@ -578,6 +619,13 @@ def with_shim_globals(fn):
     clone = types.FunctionType(fn.__code__, swapped, fn.__name__, fn.__defaults__, fn.__closure__)
     clone.__kwdefaults__ = fn.__kwdefaults__
     return clone
+
+
+def _graph_size():
+    """Nodes recorded so far by the make_fx trace in progress."""
+    from torch.fx.experimental.proxy_tensor import get_proxy_mode
+    mode = get_proxy_mode()
+    return len(mode.tracer.graph.nodes) if mode is not None else 0
 
 
 def supported_dtype(dtype):

@@ -340,8 +340,14 @@ def _format_value(tracer, frame, inst):
 
 
 # ---- control flow -----------------------------------------------------------------------
-@handles("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP")
+@handles("JUMP_FORWARD", "JUMP")
 def _jump(tracer, frame, inst):
+    frame.jump(inst.argval)
+
+
+@handles("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT")
+def _jump_backward(tracer, frame, inst):
+    tracer.back_edge(frame, inst)
     frame.jump(inst.argval)
 
 
@@ -392,6 +398,7 @@ def _get_iter(tracer, frame, inst):
 
 @handles("FOR_ITER")
 def _for_iter(tracer, frame, inst):
+    tracer.check_iterator(frame.top)
     try:
         frame.push(next(frame.top))
     except StopIteration:

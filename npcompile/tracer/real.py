@@ -68,15 +68,24 @@ class RealRunner:
     def wrap_foreign(self, value):
         return value
 
+    def back_edge(self, frame, inst):
+        pass
+
+    def check_iterator(self, iterator):
+        pass
+
     # ---- driving ------------------------------------------------------------------------------
     def run_break(self):
         """Run the instruction the trace stopped before. If it was a LOAD_METHOD, run on
         through the call it starts, so the next trace begins with the call's result."""
         frame = self.frames[-1]
         depth = len(frame.stack)
-        if self._step(frame).opname == "LOAD_METHOD":
+        first = self._step(frame).opname
+        if first == "LOAD_METHOD":
             while not (self._step(frame).opname in _CALL_OPCODES and len(frame.stack) == depth):
                 pass
+        elif first.startswith("JUMP_BACKWARD") and frame.instructions[frame.ip].opname == "FOR_ITER":
+            self._step(frame)  # a loop boundary: advance the real iterator here, not in a trace
 
     def _step(self, frame):
         inst = frame.instructions[frame.ip]
