@@ -83,13 +83,35 @@ def test_cache_size_limit_warns_once_and_stops_compiling():
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            for k in range(10):
-                assert_same(np.arange(3.0) * k, jitted(np.arange(3.0), k))
+            for k in range(10):   # Python floats are specialized: each value is a new entry
+                assert_same(np.arange(3.0) * (k + 0.5), jitted(np.arange(3.0), k + 0.5))
     finally:
         npcompile.config.cache_size_limit = old
     messages = [str(w.message) for w in caught if "cache_size_limit" in str(w.message)]
     assert len(messages) == 1 and "k == " in messages[0]
     assert len(backend.graphs) == 3 and len(jitted.entries) == 3
+
+
+def test_changing_int_argument_becomes_symbolic():
+    backend = CountingBackend()
+    jitted = npcompile.jit(lambda a, k: a * k + k, backend=backend)
+    for k in range(2, 12):
+        assert_same(np.arange(3.0) * k + k, jitted(np.arange(3.0), k))
+    assert len(backend.graphs) == 2
+
+
+def test_long_loop_compiles_like_a_short_one():
+    def relax(u, n):
+        for _ in range(n):
+            u = u + 0.5 * (np.roll(u, 1) - u)
+        return u
+
+    u = np.linspace(0.0, 1.0, 8)
+    for n in (10, 10_000):
+        jitted = npcompile.jit(relax, backend="eager")
+        assert_same(relax(u.copy(), n), jitted(u.copy(), n), rtol=1e-9)
+        assert jitted.compile_count <= 4
+        assert all("loop" in b.reason for b in jitted.breaks)
 
 
 def test_recompile_log(caplog):
