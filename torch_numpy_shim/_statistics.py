@@ -335,8 +335,16 @@ def _check_weights(weights, a, axes):
     return w.expand(a.shape)
 
 
-def _quantile_entry(a, q, axis, out, method, keepdims, weights, interpolation, weak_q,
-                    percent, ignore_nan):
+def _python_numbers(q):
+    """q's values when it is a Python number or a flat sequence of them, else None."""
+    values = q if isinstance(q, (list, tuple)) else [q]
+    if all(type(v) in (int, float) for v in values):
+        return values
+    return None
+
+
+def _quantile_entry(a, q, python_q, axis, out, method, keepdims, weights, interpolation,
+                    weak_q, percent, ignore_nan):
     if interpolation is not None:
         raise UnsupportedError("the deprecated interpolation= keyword (use method=)")
     if a.dtype.kind == "c":
@@ -349,9 +357,13 @@ def _quantile_entry(a, q, axis, out, method, keepdims, weights, interpolation, w
         q_dt, q_t = q.dtype, q._t
     if q_dt.kind not in "biuf":
         raise UnsupportedError(f"quantiles of dtype {q_dt}")
-    _raise_if(~((q_t >= 0) & (q_t <= 1)),
-              ValueError("Percentiles must be in the range [0, 100]" if percent
-                         else "Quantiles must be in the range [0, 1]"))
+    bad_q = ValueError("Percentiles must be in the range [0, 100]" if percent
+                       else "Quantiles must be in the range [0, 1]")
+    if python_q is not None:  # constants: checked in Python, so tracing needs no data
+        if not all(0 <= (v / 100 if percent else v) <= 1 for v in python_q):
+            raise bad_q
+    else:
+        _raise_if(~((q_t >= 0) & (q_t <= 1)), bad_q)
     axes = None if axis is None else normalize_axis_tuple(axis, a.ndim)
     if weights is not None:
         if method != "inverted_cdf":
@@ -426,8 +438,8 @@ def _quantile_function(percent, ignore_nan):
                  overwrite_input=False, method="linear", keepdims=False, *,
                  weights: OptionalArrayLike = None, interpolation=None):
         weak_q = type(q) in (int, float)  # NumPy's rule: Python numbers promote weakly
-        return _quantile_entry(a, asarray(q), axis, out, method, keepdims, weights,
-                               interpolation, weak_q, percent, ignore_nan)
+        return _quantile_entry(a, asarray(q), _python_numbers(q), axis, out, method, keepdims,
+                               weights, interpolation, weak_q, percent, ignore_nan)
     return function
 
 
@@ -670,9 +682,15 @@ def _bin_edges(t, bins, range_):
         raise ValueError("`bins` must be positive, when an integer")
     first, last, given = _outer_edges(t, range_)
     compute, bin_dt = _edge_dtypes(_dtypes.from_torch(t.dtype), first, last, given)
-    edges = _edges_linspace(first, last, count + 1, compute, bin_dt)
-    _raise_if(edges[:-1] >= edges[1:], ValueError(
-        f"Too many bins for data range. Cannot create {count} finite-sized bins."))
+    too_many = ValueError(f"Too many bins for data range. Cannot create {count} finite-sized bins.")
+    if given is not None:  # edges from constants: NumPy's own linspace, checked in Python
+        constant = numpy.linspace(given[0], given[1], count + 1, endpoint=True, dtype=bin_dt.np)
+        if numpy.any(constant[:-1] >= constant[1:]):
+            raise too_many
+        edges = torch.tensor(constant)
+    else:
+        edges = _edges_linspace(first, last, count + 1, compute, bin_dt)
+        _raise_if(edges[:-1] >= edges[1:], too_many)
     return ndarray._wrap(edges), count, (first, last)
 
 
@@ -789,10 +807,11 @@ def histogramdd(sample, bins=10, range=None, density=None, weights: OptionalArra
                 count = operator.index(bins[i])
             except TypeError as e:
                 raise TypeError(f"`bins[{i}]` must be an integer, when a scalar") from e
-            compute, _ = _edge_dtypes(_dtypes.from_torch(column.dtype), first, last, given)
-            if given is None:
+            if given is not None:  # constants: NumPy's own linspace
+                edge = torch.tensor(numpy.linspace(given[0], given[1], count + 1))
+            else:
                 compute = _dtypes.result_type(_dtypes.from_torch(first.dtype), 0.0)
-            edge = _edges_linspace(first, last, count + 1, compute, compute)
+                edge = _edges_linspace(first, last, count + 1, compute, compute)
             edges.append(ndarray._wrap(edge))
         elif numpy.ndim(bins[i]) == 1:
             edge_array = asarray(bins[i])
