@@ -542,6 +542,9 @@ CASES = [
 ]
 
 XFAIL = {
+    "rk4_oscillator": "npcompile: 10 unrolled RK4 steps (570 nodes) pass config.unroll_budget=500; loop split",
+    "lotka_volterra_euler": "npcompile: 20 unrolled Euler steps (524 nodes) pass config.unroll_budget=500; loop split",
+    "sir_epidemic": "npcompile: 30 unrolled Euler steps (849 nodes) pass config.unroll_budget=500; loop split",
     "convolve_smooth": "shim lacks np.hanning",
     "robust_scale": "shim _statistics: percentile validates q by value (_raise_if -> bool(tensor)): data-dependent break",
     "weighted_mean_var": "shim _statistics: average checks weights.sum() == 0 by value: data-dependent break",
