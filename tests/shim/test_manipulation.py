@@ -10,6 +10,9 @@ from hypothesis import strategies as st
 import torch_numpy_shim as shim
 from tests.oracle import SUPPORTED_DTYPES, arrays, check, dtypes, finite_arrays, shapes
 
+# NumPy's own cast/empty-mean warnings on edge values are expected here
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning", "ignore::numpy.exceptions.ComplexWarning")
+
 
 def any_arrays(shape=None, kinds=None):
     """Arrays of any supported dtype (of ``kinds``), with edge values."""
