@@ -513,8 +513,9 @@ def _converted_values(values, dt):
 
 
 def _require_ndarray(a, name):
-    if not isinstance(a, ndarray):
-        raise TypeError(f"{name} must be numpy.ndarray, not {type(a)}")
+    """The in-place functions need an array to write into (not a list, not a scalar)."""
+    if not isinstance(a, ndarray) or a._scalar:
+        raise TypeError(f"{name} must be numpy.ndarray, not {type(a).__name__}")
 
 
 def _cycled(values, count):
@@ -577,8 +578,11 @@ def take(a: ArrayLike, indices, axis=None, out: OutArray = None, mode="raise"):
 
 
 def put(a, ind, v, mode="raise"):
-    _require_ndarray(a, "argument 1")
+    if not isinstance(a, ndarray):
+        raise TypeError(f"argument 1 must be numpy.ndarray, not {type(a).__name__}")
     mode = _clip_mode(mode)
+    if a._scalar:
+        return None  # NumPy puts into a temporary copy of an (immutable) scalar
     idx = _as_intp(ind, "safe")._t.reshape(-1)
     values = _converted_values(v, a.dtype)
     n = a._t.numel()

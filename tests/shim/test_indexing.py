@@ -467,6 +467,13 @@ def test_put_edges():
     check(_mutating("put", [0, 1], [7, 8]), numpy.zeros(4, numpy.uint32))
     with pytest.raises(TypeError):
         shim.put([0, 0], [0], [1])
+    scalar = shim.float64(1)
+    assert shim.put(scalar, [0], [5]) is None and scalar == 1.0
+    for target in ([0, 0], scalar):
+        with pytest.raises(TypeError):
+            shim.place(target, [True], [1])
+        with pytest.raises(TypeError):
+            shim.putmask(target, [True], [1])
     a = shim.zeros(3)
     assert a.put([1], 5.0) is None and a[1] == 5.0
 
