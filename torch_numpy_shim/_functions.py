@@ -43,7 +43,7 @@ def _dt(t):
 def _scalar_like(value, t):
     """A Python number as a 0-d tensor of ``t``'s dtype (NumPy casts weak scalars to
     the array's dtype before operating; torch would compute in a wider type)."""
-    return torch.tensor(value, dtype=t.dtype)
+    return torch.tensor(value, dtype=t.dtype, device=t.device)
 
 
 def _promote(*items):
@@ -105,7 +105,7 @@ def diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
     if parts:
         pieces = [p._t for first, p in parts if first] + [t] + [p._t for first, p in parts if not first]
         dt = _dtypes.result_type(*[ndarray._wrap(p) for p in pieces])
-        t = torch.cat([cast_tensor(p, dt) for p in pieces], dim=axis)
+        t = torch.cat([cast_tensor(p, dt).to(t.device) for p in pieces], dim=axis)
     for _ in range(n):
         hi, lo = _neighbours(t, axis)
         t = hi != lo if t.dtype == torch.bool else _subtract(hi, lo)
@@ -125,7 +125,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
         if not _dtypes.can_cast(extra.dtype, dt, "same_kind"):
             raise TypeError(f"dtype of `{name}` must be compatible with input `ary` under the "
                             f"`same_kind` rule.")
-        pieces.append(cast_tensor(extra._t.reshape(-1), dt))
+        pieces.append(cast_tensor(extra._t.reshape(-1), dt).to(t.device))
     if t.shape[0] == 0:
         middle = t[:0]
     else:
@@ -196,7 +196,7 @@ def _gradient_axis(t, axis, dx, edge_order):
     if uniform:
         h = dx._t if isinstance(dx, ndarray) else dx
         rt = _promote(t, h)
-        ht = _scalar_like(h, torch.empty(0, dtype=rt.torch)) if not isinstance(h, torch.Tensor) \
+        ht = _scalar_like(h, torch.empty(0, dtype=rt.torch, device=t.device)) if not isinstance(h, torch.Tensor) \
             else cast_tensor(h, rt)
 
         def p(start, stop=None):
@@ -281,7 +281,7 @@ def _correlate_core(a, v, mode, dt, flip_kernel=False):
     else:
         work = dt.torch
     a, v = _int_image(a).to(work), _int_image(v).to(work)
-    padded = torch.cat([torch.zeros(left, dtype=work), a, torch.zeros(right, dtype=work)])
+    padded = torch.cat([a.new_zeros(left), a, a.new_zeros(right)])
     windows = padded.unfold(0, n, 1)
     out = (windows & v).any(-1) if work == torch.bool else (windows * v).sum(-1)
     if inverted:
@@ -294,7 +294,7 @@ def _operands_1d(a, v):
     for x in (a, v):
         if x.ndim > 1:
             raise ValueError("object too deep for desired array")
-    a_t, v_t = a._t.reshape(-1), v._t.reshape(-1)
+    a_t, v_t = a._t.reshape(-1), v._t.reshape(-1).to(a._t.device)
     return a_t, v_t, _dtypes.result_type(a, v)
 
 
@@ -328,8 +328,8 @@ def convolve(a, v, mode="full"):
 def interp(x, xp, fp, left=None, right=None, period=None):
     x, xp, fp = asarray(x), asarray(xp), asarray(fp)
     value_dt = _dtypes.complex128.dtype if fp.dtype.kind == "c" else _F64
-    xt, xpt = cast_tensor(x._t, _F64), cast_tensor(xp._t, _F64)
-    fpt = cast_tensor(fp._t, value_dt)
+    xt = cast_tensor(x._t, _F64)
+    xpt, fpt = cast_tensor(xp._t, _F64).to(xt.device), cast_tensor(fp._t, value_dt).to(xt.device)
     if xpt.ndim != 1 or fpt.ndim != 1:
         raise ValueError("object too deep for desired array" if max(xpt.ndim, fpt.ndim) > 1
                          else "object of too small depth for desired array")
@@ -363,8 +363,8 @@ def _part(value, name):
 
 def _interp_real(x, xp, fp, left, right):
     """NumPy's compiled interp: the segment's slope, with its fallbacks for NaN."""
-    left_value = fp[0] if left is None else torch.tensor(float(left), dtype=torch.float64)
-    right_value = fp[-1] if right is None else torch.tensor(float(right), dtype=torch.float64)
+    left_value = fp[0] if left is None else torch.tensor(float(left), dtype=torch.float64, device=x.device)
+    right_value = fp[-1] if right is None else torch.tensor(float(right), dtype=torch.float64, device=x.device)
     n = xp.shape[0]
     if n == 1:
         return torch.where(x < xp[0], left_value, torch.where(x > xp[0], right_value, fp[0]))
@@ -396,11 +396,11 @@ def _multiply_add(y, x, c, dt):
 def polyval(p, x):
     p = asarray(p)
     x = asarray(x)
-    y = ndarray._wrap(torch.zeros(x._t.shape, dtype=x._t.dtype))
+    y = ndarray._wrap(torch.zeros_like(x._t))
     for i in range(p.shape[0] if p.ndim else 0):
         # y * x keeps y's dtype; adding the (strong) coefficient promotes
         dt = _dtypes.result_type(_dtypes.result_type(y, x), p.dtype)
-        y = ndarray._wrap(_multiply_add(y._t, x._t, p._t[i], dt), scalar=x.ndim == 0)
+        y = ndarray._wrap(_multiply_add(y._t, x._t, p._t[i].to(x._t.device), dt), scalar=x.ndim == 0)
     return y
 
 
@@ -424,7 +424,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
         raise UnsupportedError("polyfit of complex data")
     if rcond is None:
         rcond = len(x_t) * float(numpy.finfo(_dt(x_t).np).eps)
-    powers = torch.arange(order - 1, -1, -1, dtype=torch.int64)
+    powers = torch.arange(order - 1, -1, -1, dtype=torch.int64, device=x_t.device)
     lhs = x_t[:, None] ** powers.to(x_t.dtype) if order else x_t[:, None][:, :0]
     rhs = y_t
     if w is not None:
@@ -439,14 +439,14 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     scale = torch.sqrt((lhs * lhs).sum(0))
     lhs = lhs / scale
     c, resids, rank, s = linalg.lstsq(ndarray._wrap(lhs), ndarray._wrap(rhs), rcond)
-    c_t = (c._t.T / scale).T
+    c_t = c._t / (scale[:, None] if c._t.ndim == 2 else scale)  # NumPy's (c.T / scale).T
     coefficients = ndarray._wrap(c_t)
     if full:
         return coefficients, resids, rank, s, rcond
     if cov:
         base = torch.linalg.inv(lhs.T @ lhs) / torch.outer(scale, scale)
         if cov == "unscaled":
-            factor = torch.tensor(1.0, dtype=base.dtype)
+            factor = torch.tensor(1.0, dtype=base.dtype, device=base.device)
         else:
             if len(x_t) <= order:
                 raise ValueError("the number of data points must exceed order to scale the "
@@ -466,13 +466,13 @@ def _aligned(a1, a2):
     length = max(t1.shape[0], t2.shape[0])
 
     def pad(t):
-        return torch.cat([torch.zeros(length - t.shape[0], dtype=t.dtype), t])
+        return torch.cat([t.new_zeros(length - t.shape[0]), t])
     return cast_tensor(pad(t1), dt), cast_tensor(pad(t2), dt), dt
 
 
 def polyadd(a1, a2):
     t1, t2, dt = _aligned(a1, a2)
-    return ndarray._wrap(_multiply_add(t1, torch.ones((), dtype=torch.bool), t2, dt))
+    return ndarray._wrap(_multiply_add(t1, t1.new_ones((), dtype=torch.bool), t2, dt))
 
 
 def polysub(a1, a2):
@@ -489,7 +489,7 @@ def _poly1d_coefficients(a):
         raise ValueError("Polynomial must be 1d only.")
     nonzero = torch.nonzero(t != 0).reshape(-1)
     t = t[nonzero[0]:] if nonzero.numel() else t[:0]
-    return ndarray._wrap(t if t.shape[0] else torch.zeros(1, dtype=t.dtype))
+    return ndarray._wrap(t if t.shape[0] else t.new_zeros(1))
 
 
 def polymul(a1, a2):
@@ -507,7 +507,8 @@ def polyder(p, m=1):
     for _ in range(m):
         n = t.shape[0] - 1
         rt = _dtypes.result_type(_dt(t), _dtypes.int64.dtype)  # times an int64 arange
-        t = _multiply_add(t[:-1], torch.arange(max(n, 0), 0, -1), torch.zeros((), dtype=torch.bool), rt)
+        t = _multiply_add(t[:-1], torch.arange(max(n, 0), 0, -1, device=t.device),
+                          t.new_zeros((), dtype=torch.bool), rt)
     return ndarray._wrap(t)
 
 
@@ -526,7 +527,7 @@ def polyint(p, m=1, k=None):
     t = p._t
     for i in range(m):
         quotient_dt = _dtypes.result_type(_dtypes.result_type(_dt(t), _dtypes.int64.dtype), 0.0)
-        divided = cast_tensor(t, quotient_dt) / torch.arange(t.shape[0], 0, -1).to(quotient_dt.torch)
+        divided = cast_tensor(t, quotient_dt) / torch.arange(t.shape[0], 0, -1, device=t.device).to(quotient_dt.torch)
         constant = asarray(k[i:i + 1])
         rt = _dtypes.result_type(quotient_dt, constant.dtype)
         t = torch.cat([cast_tensor(divided, rt), cast_tensor(constant._t, rt)])
@@ -545,21 +546,21 @@ def trapezoid(y, x=None, dx=1.0, axis=-1):
     else:
         x = asarray(x)
         if x.ndim == 1:
-            d = diff(x)._t
+            d = diff(x)._t.to(y._t.device)
             shape = [1] * nd
             shape[axis_n] = d.shape[0]
             d = d.reshape(shape)
         else:
-            d = diff(x, axis=axis)._t
+            d = diff(x, axis=axis)._t.to(y._t.device)
     t = y._t
     hi, lo = _neighbours(t, axis_n)
     pair_dt = _dt(t)
     pair = (hi | lo) if pair_dt.kind == "b" else (
         _image_as(_int_image(hi) + _int_image(lo), pair_dt, pair_dt) if pair_dt.kind == "u" else hi + lo)
     rt = _promote(d, pair)
-    d_t = cast_tensor(d, rt) if isinstance(d, torch.Tensor) else _scalar_like(d, torch.empty(0, dtype=rt.torch))
+    d_t = cast_tensor(d, rt) if isinstance(d, torch.Tensor) else _scalar_like(d, t.new_empty(0, dtype=rt.torch))
     rt2 = _promote(ndarray._wrap(d_t * cast_tensor(pair, rt)), 2.0)
-    areas = cast_tensor(d_t * cast_tensor(pair, rt), rt2) / _scalar_like(2.0, torch.empty(0, dtype=rt2.torch))
+    areas = cast_tensor(d_t * cast_tensor(pair, rt), rt2) / _scalar_like(2.0, t.new_empty(0, dtype=rt2.torch))
     total = _sum_exact(areas, axis_n, rt2)
     return ndarray._wrap(total, scalar=total.ndim == 0)
 
@@ -574,11 +575,13 @@ def isclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
     elif isinstance(y, int):
         y = float(y)
     rt = _dtypes.result_type(x, y)
-    xt = _tensor_in(x, rt)
-    yt = _tensor_in(y, rt)
+    device = next((v._t.device for v in (x, y) if isinstance(v, ndarray)), None)
+    xt = _tensor_in(x, rt, device)
+    yt = _tensor_in(y, rt, device)
     gap = torch.abs(xt - yt)
     tol_dt = _dtypes.result_type(atol, rtol, ndarray._wrap(torch.abs(yt)))
-    limit = _tensor_in(atol, tol_dt) + _tensor_in(rtol, tol_dt) * cast_tensor(torch.abs(yt), tol_dt)
+    limit = _tensor_in(atol, tol_dt, device) + _tensor_in(rtol, tol_dt, device) * \
+        cast_tensor(torch.abs(yt), tol_dt)
     cmp_dt = _dtypes.result_type(ndarray._wrap(gap), ndarray._wrap(limit))
     result = (cast_tensor(gap, cmp_dt) <= cast_tensor(limit, cmp_dt)) & torch.isfinite(yt) | (xt == yt)
     if equal_nan:
@@ -586,10 +589,10 @@ def isclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
     return ndarray._wrap(result, scalar=result.ndim == 0)
 
 
-def _tensor_in(value, dt):
+def _tensor_in(value, dt, device=None):
     if isinstance(value, ndarray):
         return cast_tensor(value._t, dt)
-    return torch.tensor(value, dtype=dt.torch)
+    return torch.tensor(value, dtype=dt.torch, device=device)
 
 
 def allclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
@@ -643,7 +646,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     low = float(info.min) if neginf is None else neginf
 
     def clean(t):
-        fill = {name: torch.tensor(v, dtype=torch.float64).to(t.dtype)
+        fill = {name: torch.tensor(v, dtype=torch.float64, device=t.device).to(t.dtype)
                 for name, v in (("nan", nan), ("high", high), ("low", low))}
         t = torch.where(torch.isnan(t), fill["nan"], t)
         t = torch.where(torch.isposinf(t), fill["high"], t)
@@ -693,7 +696,7 @@ def angle(z, deg=False):
     else:
         rt = _dtypes.result_type(0, z)
         re = cast_tensor(z._t, rt)
-        im = torch.zeros((), dtype=rt.torch)
+        im = re.new_zeros(())
     if rt.kind in "biu":  # arctan2's loop: the smallest float holding the integers
         rt = _dtypes.result_type(rt, _dtypes.float16.dtype)
     re, im = cast_tensor(re, rt), cast_tensor(im, rt)
@@ -733,7 +736,7 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi):
         shifted = torch.where((shifted == _scalar_like(low, d)) & (d > 0), _scalar_like(high, d), shifted)
     correction = wrap(shifted - d)
     small = torch.abs(d) < (discont._t if isinstance(discont, ndarray) else discont)
-    correction = torch.where(small, torch.zeros((), dtype=work), correction)
+    correction = torch.where(small, correction.new_zeros(()), correction)
     up = cast_tensor(p._t, dt, copy=True)
     rest = _neighbours(p._t, axis)[0]
     cum = torch.cumsum(correction, axis)
@@ -749,7 +752,7 @@ def sinc(x):
     rt = _dtypes.result_type(math.pi, x)
     if rt.kind in "biu":
         rt = _F64
-    t = _scalar_like(math.pi, torch.empty(0, dtype=rt.torch)) * cast_tensor(x._t, rt)
+    t = _scalar_like(math.pi, x._t.new_empty(0, dtype=rt.torch)) * cast_tensor(x._t, rt)
     eps = float(numpy.finfo(rt.np).eps) if rt.kind == "f" else 1e-20
     y = torch.where(t != 0, t, _scalar_like(eps, t))
     return ndarray._wrap(torch.sin(y) / y, scalar=x.ndim == 0)
@@ -771,7 +774,7 @@ def iscomplex(x):
     if ax.dtype.kind == "c":
         result = ax._t.imag != 0
     else:
-        result = torch.zeros(ax._t.shape, dtype=torch.bool)
+        result = torch.zeros_like(ax._t, dtype=torch.bool)
     return ndarray._wrap(result, scalar=ax.ndim == 0)
 
 
@@ -815,7 +818,7 @@ def piecewise(x, condlist, funclist, *args, **kw):
     if isscalar(condlist) or (not isinstance(condlist[0], (list, ndarray, numpy.ndarray))
                               and x.ndim != 0):
         condlist = [condlist]
-    conds = asarray(condlist, dtype=bool)._t
+    conds = asarray(condlist, dtype=bool)._t.to(x._t.device)
     n = conds.shape[0]
     if n == n_funcs - 1:
         conds = torch.cat([conds, ~conds.any(0, keepdim=True)], 0)
@@ -847,7 +850,7 @@ def apply_along_axis(func1d, axis, arr, *args, **kwargs):
     except StopIteration:
         raise ValueError("Cannot apply_along_axis when any iteration dimensions are 0") from None
     first = asarray(func1d(arr._view(moved[first_index]), *args, **kwargs))
-    buffer = torch.zeros(outer + tuple(first._t.shape), dtype=first._t.dtype)
+    buffer = first._t.new_zeros(outer + tuple(first._t.shape))
     buffer[first_index] = first._t
     for index in indices:
         result = asarray(func1d(arr._view(moved[index]), *args, **kwargs))

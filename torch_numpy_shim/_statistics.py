@@ -144,7 +144,7 @@ def _nan_of_empty(a, axis, out, keepdims):
         tuple(s for d, s in enumerate(a.shape) if d not in axes)
     res = _mean_dtypes(a.dtype)[1]
     fill = complex(math.nan, math.nan) if res.kind == "c" else math.nan
-    return finish(torch.full(shape, fill, dtype=res.torch), out, scalar=not keepdims, casting="unsafe")
+    return finish(torch.full(shape, fill, dtype=res.torch, device=a._t.device), out, scalar=not keepdims, casting="unsafe")
 
 
 def _median(a, axis, out, keepdims, ignore_nan):
@@ -154,7 +154,7 @@ def _median(a, axis, out, keepdims, ignore_nan):
     n = layout.n
     if n == 0:
         fill = complex(math.nan, math.nan) if res.kind == "c" else math.nan
-        result = torch.full(layout.kept_shape, fill, dtype=res.torch)
+        result = torch.full(layout.kept_shape, fill, dtype=res.torch, device=data.device)
     elif ignore_nan:
         result = _nanmedian_sorted(data, layout, acc, res)
     else:
@@ -199,7 +199,7 @@ def _const(value, like):
     'opmath' type)."""
     if isinstance(value, torch.Tensor):
         return value.to(like.dtype)
-    return torch.tensor(value, dtype=like.dtype)
+    return torch.tensor(value, dtype=like.dtype, device=like.device)
 
 
 def _virtual_index(method, n, q):
@@ -355,6 +355,7 @@ def _quantile_entry(a, q, python_q, axis, out, method, keepdims, weights, interp
         q_t = q_t / _const(100, q_t)
     else:
         q_dt, q_t = q.dtype, q._t
+    q_t = q_t.to(a._t.device)  # operands follow the data's device
     if q_dt.kind not in "biuf":
         raise UnsupportedError(f"quantiles of dtype {q_dt}")
     bad_q = ValueError("Percentiles must be in the range [0, 100]" if percent
@@ -368,7 +369,7 @@ def _quantile_entry(a, q, python_q, axis, out, method, keepdims, weights, interp
     if weights is not None:
         if method != "inverted_cdf":
             raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
-        weights = _check_weights(weights, a, axes)
+        weights = _check_weights(weights, a, axes).to(a._t.device)
         _raise_if(weights < 0, ValueError("Weights must be non-negative."))
     if method not in _METHODS:
         raise ValueError(f"{method!r} is not a valid method. Use one of: {_METHODS}")
@@ -392,7 +393,7 @@ def _quantile(layout, q, method, weights, arr_dt, rt, weak_q):
         raise IndexError("index -1 is out of bounds for axis 0 with size 0")
     if weights is not None:
         data, weights = _sort_with_weights(layout.data, weights)
-        count = torch.full(layout.kept_shape, n, dtype=torch.int64)
+        count = torch.full(layout.kept_shape, n, dtype=torch.int64, device=data.device)
         result = _from_int_image(_weighted_inverted_cdf(_int_image(data), weights, q, count), arr_dt)
     else:
         data = _sort_dim0(layout.data)
@@ -473,9 +474,9 @@ def average(a: ArrayLike, axis: AxisLike = None, weights: OptionalArrayLike = No
         ratio = a.size / avg.numel()  # ZeroDivisionError for empty results, as in NumPy
         if not returned:
             return finish(avg, scalar=scalar)
-        scale = torch.full(avg.shape, ratio, dtype=torch.float64).to(res.torch)
+        scale = torch.full(avg.shape, ratio, dtype=torch.float64, device=avg.device).to(res.torch)
         return finish(avg, scalar=scalar), finish(scale, scalar=scalar)
-    w = weights._t
+    w = weights._t.to(a._t.device)
     if tuple(w.shape) != a.shape:
         if axis is None:
             raise TypeError("Axis must be specified when shapes of a and weights differ.")
@@ -507,8 +508,8 @@ def _as_rows(x, dt):
     return t.reshape((1,) * (2 - t.ndim) + tuple(t.shape))
 
 
-def _validate_sample_weights(weights, n_samples, kind):
-    w = cast_tensor(asarray(weights)._t, _F64)
+def _validate_sample_weights(weights, n_samples, kind, device):
+    w = cast_tensor(asarray(weights)._t, _F64).to(device)
     if kind == "fweights":
         _raise_if(w != torch.round(w), TypeError("fweights must be integer"))
     if w.ndim > 1:
@@ -534,9 +535,9 @@ def cov(m: ArrayLike, y: OptionalArrayLike = None, rowvar=True, bias=False, ddof
     if not rowvar and m.ndim != 1:
         x = x.T
     if x.shape[0] == 0:
-        return ndarray._wrap(torch.zeros((0, 0), dtype=torch.float64))
+        return ndarray._wrap(torch.zeros((0, 0), dtype=torch.float64, device=x.device))
     if y is not None:
-        yt = _as_rows(y, dtype)
+        yt = _as_rows(y, dtype).to(x.device)
         if not rowvar and yt.shape[0] != 1:
             yt = yt.T
         x = torch.cat([x, yt], dim=0)
@@ -545,10 +546,10 @@ def cov(m: ArrayLike, y: OptionalArrayLike = None, rowvar=True, bias=False, ddof
     n = x.shape[1]
     w = None
     if fweights is not None:
-        w = _validate_sample_weights(fweights, n, "fweights")
+        w = _validate_sample_weights(fweights, n, "fweights", x.device)
     aw = None
     if aweights is not None:
-        aw = _validate_sample_weights(aweights, n, "aweights")
+        aw = _validate_sample_weights(aweights, n, "aweights", x.device)
         w = aw if w is None else w * aw
     if dtype.kind in "biu":  # NumPy's in-place ``X -= avg`` refuses float -> int:
         empty = numpy.zeros(0, dtype.np)  # let NumPy raise its own UFuncTypeError
@@ -557,7 +558,7 @@ def cov(m: ArrayLike, y: OptionalArrayLike = None, rowvar=True, bias=False, ddof
         avg = _mean(x, dtype, (1,), False)[0]
         x = x - avg[:, None]
         c = x @ x.T.conj()
-        fact = torch.tensor(float(n - ddof), dtype=torch.float64)
+        fact = torch.tensor(float(n - ddof), dtype=torch.float64, device=x.device)
     else:
         rt = _dtypes.result_type(dtype, _F64)
         wr = cast_tensor(w, rt)
@@ -601,7 +602,7 @@ def _edges_linspace(start, stop, num, compute_dt, out_dt):
     start, stop = cast_tensor(start, compute_dt), cast_tensor(stop, compute_dt)
     div = num - 1
     delta = stop - start
-    ramp = torch.arange(num, dtype=compute_dt.torch)
+    ramp = torch.arange(num, dtype=compute_dt.torch, device=delta.device)
     step = delta / _const(div, delta)
     y = torch.where(step == 0, ramp / _const(div, ramp) * delta, ramp * step) + start
     y = torch.cat([y[:-1], stop.reshape(1)])
@@ -622,7 +623,7 @@ def _outer_edges(a, range_):
         dt = _dtypes.result_type(first, last)
         return asarray(first)._t.to(dt.torch), asarray(last)._t.to(dt.torch), (first, last)
     if a.numel() == 0:
-        return torch.tensor(0), torch.tensor(1), (0, 1)
+        return torch.tensor(0, device=a.device), torch.tensor(1, device=a.device), (0, 1)
     a = _searchable(a)  # integers are exact in int64, and their edges float64 either way
     first, last = a.min(), a.max()
     _raise_if(~(torch.isfinite(first) & torch.isfinite(last)),
@@ -658,7 +659,7 @@ def _histogram_input(a, weights):
     if weights is not None:
         if weights.shape != a.shape:
             raise ValueError("weights should have the same shape as a.")
-        weights = weights._t.reshape(-1)
+        weights = weights._t.reshape(-1).to(t.device)
     return t.reshape(-1), weights
 
 
@@ -687,7 +688,7 @@ def _bin_edges(t, bins, range_):
         constant = numpy.linspace(given[0], given[1], count + 1, endpoint=True, dtype=bin_dt.np)
         if numpy.any(constant[:-1] >= constant[1:]):
             raise too_many
-        edges = torch.tensor(constant)
+        edges = torch.tensor(constant, device=t.device)
     else:
         edges = _edges_linspace(first, last, count + 1, compute, bin_dt)
         _raise_if(edges[:-1] >= edges[1:], too_many)
@@ -705,7 +706,7 @@ def _searchable(t):
 
 def _common(x, y):
     dt = _dtypes.result_type(_dtypes.from_torch(x.dtype), _dtypes.from_torch(y.dtype))
-    return (_searchable(cast_tensor(x, dt)).contiguous(),
+    return (_searchable(cast_tensor(x, dt)).contiguous().to(y.device),
             _searchable(cast_tensor(y, dt)).contiguous())
 
 
@@ -729,11 +730,11 @@ def histogram(a: ArrayLike, bins=10, range=None, density=None, weights: Optional
         index = (torch.searchsorted(sorted_edges, values, side="right") - 1).clamp(0, count - 1)
         if w is None:
             contrib = keep.to(torch.int64)
-            n = torch.zeros(count, dtype=torch.int64).index_add_(0, index, contrib)
+            n = torch.zeros(count, dtype=torch.int64, device=t.device).index_add_(0, index, contrib)
         else:
             acc = torch.complex128 if w.is_complex() else torch.float64
-            contrib = torch.where(keep, w.to(acc), torch.zeros((), dtype=acc))
-            n = cast_tensor(torch.zeros(count, dtype=acc).index_add_(0, index, contrib), ntype)
+            contrib = torch.where(keep, w.to(acc), torch.zeros((), dtype=acc, device=t.device))
+            n = cast_tensor(torch.zeros(count, dtype=acc, device=t.device).index_add_(0, index, contrib), ntype)
     else:
         if w is None:
             ntype = _I64
@@ -748,7 +749,7 @@ def histogram(a: ArrayLike, bins=10, range=None, density=None, weights: Optional
             sorted_data = torch.sort(_searchable(t), stable=True).values
             acc = torch.int64 if ntype.kind in "iu" else w.dtype  # integers wrap alike
             sw = torch.gather(_int_image(w).to(acc), 0, order)
-            cw = torch.cat([torch.zeros(1, dtype=acc), torch.cumsum(sw, 0)])
+            cw = torch.cat([torch.zeros(1, dtype=acc, device=t.device), torch.cumsum(sw, 0)])
             cum = cw[_search_inclusive(*_common(sorted_data, e))]
         n = cum[1:] - cum[:-1]
         if w is not None:
@@ -808,7 +809,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights: OptionalArra
             except TypeError as e:
                 raise TypeError(f"`bins[{i}]` must be an integer, when a scalar") from e
             if given is not None:  # constants: NumPy's own linspace
-                edge = torch.tensor(numpy.linspace(given[0], given[1], count + 1))
+                edge = torch.tensor(numpy.linspace(given[0], given[1], count + 1), device=data.device)
             else:
                 compute = _dtypes.result_type(_dtypes.from_torch(first.dtype), 0.0)
                 edge = _edges_linspace(first, last, count + 1, compute, compute)
@@ -826,16 +827,16 @@ def histogramdd(sample, bins=10, range=None, density=None, weights: OptionalArra
         on_edge = c == e[-1:]
         index.append(position - on_edge.to(position.dtype))
     sizes = [e.shape[0] + 1 for e in edges]
-    flat = torch.zeros(n_samples, dtype=torch.int64)
+    flat = torch.zeros(n_samples, dtype=torch.int64, device=data.device)
     for position, size in zip(index, sizes):
         flat = flat * size + position
     if weights is not None and weights._t.is_complex():
         raise TypeError("Cannot cast array data from dtype('complex128') to dtype('float64') "
                         "according to the rule 'safe'")
-    contrib = torch.ones(n_samples, dtype=torch.float64) if weights is None else \
-        weights._t.reshape(-1).to(torch.float64)
+    contrib = torch.ones(n_samples, dtype=torch.float64, device=data.device) if weights is None else \
+        weights._t.reshape(-1).to(device=data.device, dtype=torch.float64)
     total = math.prod(sizes)
-    hist = torch.zeros(total, dtype=torch.float64).index_add_(0, flat, contrib).reshape(sizes)
+    hist = torch.zeros(total, dtype=torch.float64, device=data.device).index_add_(0, flat, contrib).reshape(sizes)
     hist = hist[(slice(1, -1),) * dims]
     if density:
         s = hist.sum()
@@ -883,7 +884,8 @@ def bincount(x: ArrayLike, weights: OptionalArrayLike = None, minlength=0):
     w = weights._t.reshape(-1) if weights.ndim else weights._t
     if w.ndim != 1 or w.shape[0] != t.shape[0]:
         raise ValueError("The weights and list don't have the same length.")
-    return ndarray._wrap(torch.bincount(t, weights=w.to(torch.float64), minlength=minlength))
+    return ndarray._wrap(torch.bincount(t, weights=w.to(device=t.device, dtype=torch.float64),
+                                        minlength=minlength))
 
 
 @normalizer
@@ -893,7 +895,7 @@ def digitize(x: ArrayLike, bins: ArrayLike, right=False):
     if bins.ndim != 1:
         raise ValueError("object too deep for desired array" if bins.ndim > 1
                          else "object of too small depth for desired array")
-    b = bins._t
+    b = bins._t.to(x._t.device)
     increasing = (b[1:] >= b[:-1]).all()
     decreasing = (b[1:] <= b[:-1]).all()
     _raise_if(~(increasing | decreasing), ValueError("bins must be monotonically increasing or decreasing"))
