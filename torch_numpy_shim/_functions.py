@@ -23,7 +23,7 @@ from . import _dtypes
 from ._coerce import asarray, cast_tensor, check_python_int_fits
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
-from ._normalize import ArrayLike, finish, normalize_axis, normalize_axis_tuple, normalizer
+from ._normalize import normalize_axis, normalize_axis_tuple
 from ._statistics import _image_as, _int_image
 
 __all__ = ["diff", "ediff1d", "gradient", "convolve", "correlate", "interp", "polyval",

@@ -21,7 +21,7 @@ from ._coerce import asarray, cast_tensor
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
 from ._normalize import (ArrayLike, AxisLike, DTypeLike, OptionalArrayLike, OutArray, finish,
-                         normalize_axis, normalize_axis_tuple, normalizer)
+                         normalize_axis_tuple, normalizer)
 
 __all__ = ["median", "nanmedian", "percentile", "quantile", "nanpercentile", "nanquantile",
            "average", "cov", "corrcoef", "histogram", "histogram_bin_edges", "histogram2d",
@@ -29,7 +29,6 @@ __all__ = ["median", "nanmedian", "percentile", "quantile", "nanpercentile", "na
 
 _F64 = _dtypes.float64.dtype
 _I64 = _dtypes.int64.dtype
-_UNSIGNED_WIDE = (torch.uint16, torch.uint32, torch.uint64)
 
 
 def _raise_if(condition, exc):
@@ -125,6 +124,8 @@ def _mean_dtypes(dt):
 @normalizer
 def median(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, overwrite_input=False,
            keepdims=False):
+    """overwrite_input only allows NumPy to scramble the input; the shim leaves it
+    intact (also what the quantile functions do), which that contract permits."""
     return _median(a, axis, out, keepdims, ignore_nan=False)
 
 
@@ -144,7 +145,8 @@ def _nan_of_empty(a, axis, out, keepdims):
         tuple(s for d, s in enumerate(a.shape) if d not in axes)
     res = _mean_dtypes(a.dtype)[1]
     fill = complex(math.nan, math.nan) if res.kind == "c" else math.nan
-    return finish(torch.full(shape, fill, dtype=res.torch, device=a._t.device), out, scalar=not keepdims, casting="unsafe")
+    result = torch.full(shape, fill, dtype=res.torch, device=a._t.device)
+    return finish(result, out, scalar=not keepdims, casting="unsafe")
 
 
 def _median(a, axis, out, keepdims, ignore_nan):

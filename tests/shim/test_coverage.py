@@ -4,7 +4,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import numpy
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,5 +1,4 @@
 """General numerical helpers: differential tests against NumPy."""
-import math
 
 import numpy
 import pytest

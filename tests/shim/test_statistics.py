@@ -1,5 +1,4 @@
 """Order statistics, averages, covariance, histograms: differential tests against NumPy."""
-import warnings
 
 import numpy
 import pytest
@@ -13,15 +12,7 @@ pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 METHODS = ["linear", "lower", "higher", "midpoint", "nearest", "inverted_cdf",
            "averaged_inverted_cdf", "closest_observation", "interpolated_inverted_cdf", "hazen",
            "weibull", "median_unbiased", "normal_unbiased"]
-REAL_KINDS = "biuf"
 AXES = [None, 0, -1, (0, 1)]
-
-
-def _axis_fits(axis, ndim):
-    if axis is None:
-        return True
-    axes = axis if isinstance(axis, tuple) else (axis,)
-    return all(-ndim <= ax < ndim for ax in axes)
 
 
 # ---- median ----------------------------------------------------------------------------
