@@ -637,11 +637,12 @@ def test_select(condlist, choicelist, default):
 @given(st.data())
 def test_take_and_put_along_axis(data):
     arr = data.draw(arrays(data.draw(dtypes("iufb")), shapes(min_dims=1, max_dims=3)))
-    axis = data.draw(st.integers(-arr.ndim, arr.ndim - 1))
-    ishape = tuple(data.draw(st.sampled_from([1, s])) for s in arr.shape)
-    ishape = ishape[:axis] + (data.draw(st.integers(0, 4)),) + ishape[axis + 1:] if axis >= 0 else \
-        ishape[:arr.ndim + axis] + (data.draw(st.integers(0, 4)),) + ishape[arr.ndim + axis + 1:]
-    indices = data.draw(_int_array(arr.shape[axis], ishape)).values
+    dim = data.draw(st.integers(0, arr.ndim - 1))
+    ishape = [data.draw(st.sampled_from([1, s])) for s in arr.shape]  # other dims broadcast
+    ishape[dim] = data.draw(st.integers(0, 4))
+    ishape = tuple(ishape)
+    indices = data.draw(_int_array(arr.shape[dim], ishape)).values
+    axis = data.draw(st.sampled_from([dim, dim - arr.ndim]))
     check(lambda xp, a: xp.take_along_axis(a, indices, axis), arr)
     values = data.draw(arrays(arr.dtype, st.sampled_from([(), ishape[-1:], ishape])))
 
