@@ -29,7 +29,7 @@ from ._statistics import _image_as, _int_image
 __all__ = ["diff", "ediff1d", "gradient", "convolve", "correlate", "interp", "polyval",
            "polyfit", "polyder", "polyint", "polyadd", "polysub", "polymul", "trapezoid", "isclose", "allclose", "array_equal",
            "array_equiv", "nan_to_num", "real_if_close", "real", "imag", "angle", "unwrap",
-           "sinc", "i0", "iscomplex", "isreal", "iscomplexobj", "isrealobj", "isscalar", "iterable",
+           "sinc", "i0", "bartlett", "blackman", "hamming", "hanning", "kaiser", "iscomplex", "isreal", "iscomplexobj", "isrealobj", "isscalar", "iterable",
            "piecewise", "apply_along_axis", "apply_over_axes", "vectorize"]
 
 _F64 = _dtypes.float64.dtype
@@ -766,6 +766,63 @@ def i0(x):
     dt = x.dtype if x.dtype.kind == "f" else _F64
     result = torch.special.i0(x._t.to(torch.float64)).to(dt.torch)
     return ndarray._wrap(result)
+
+
+# ---- window functions --------------------------------------------------------------------
+def _window_length(M):
+    """NumPy converts M through ``np.array([0.0, M])``: a float64 (complex M, which
+    would make complex windows, is refused)."""
+    if isinstance(M, complex) or (isinstance(M, ndarray) and M.dtype.kind == "c"):
+        raise UnsupportedError("window functions of complex length")
+    return float(M)
+
+
+def _cosine_window(M, coefficients):
+    """sum_k c_k cos(k pi n / (M - 1)) over n = 1-M, 3-M, ..., M-1 (NumPy's recipe)."""
+    M = _window_length(M)
+    if M < 1:
+        return ndarray._wrap(torch.zeros(0, dtype=torch.float64))
+    if M == 1:
+        return ndarray._wrap(torch.ones(1, dtype=torch.float64))
+    n = torch.arange(1 - M, M, 2, dtype=torch.float64)
+    result = torch.full_like(n, coefficients[0])
+    for k, c in enumerate(coefficients[1:], start=1):
+        result = result + c * torch.cos(k * math.pi * n / (M - 1))
+    return ndarray._wrap(result)
+
+
+def bartlett(M):
+    M = _window_length(M)
+    if M < 1:
+        return ndarray._wrap(torch.zeros(0, dtype=torch.float64))
+    if M == 1:
+        return ndarray._wrap(torch.ones(1, dtype=torch.float64))
+    n = torch.arange(1 - M, M, 2, dtype=torch.float64)
+    return ndarray._wrap(torch.where(n <= 0, 1 + n / (M - 1), 1 - n / (M - 1)))
+
+
+def blackman(M):
+    return _cosine_window(M, (0.42, 0.5, 0.08))
+
+
+def hamming(M):
+    return _cosine_window(M, (0.54, 0.46))
+
+
+def hanning(M):
+    return _cosine_window(M, (0.5, 0.5))
+
+
+def kaiser(M, beta):
+    M, beta = _window_length(M), _window_length(beta)
+    if M == 1:
+        return ndarray._wrap(torch.ones(1, dtype=torch.float64))
+    n = torch.arange(0, M, dtype=torch.float64)
+    alpha = (M - 1) / 2.0
+    ratio = (n - alpha) / alpha
+    argument = beta * torch.sqrt(1 - ratio ** 2.0)
+    scale = torch.special.i0(torch.tensor(beta, dtype=torch.float64))
+    return ndarray._wrap(torch.special.i0(argument) / scale)
 
 
 # ---- type predicates -------------------------------------------------------------------

@@ -289,6 +289,17 @@ def test_sinc_i0_scalars():
     check(lambda xp: xp.i0([1j]))
 
 
+@pytest.mark.parametrize("M", [-1, 0, 1, 2, 5, 8, 5.5, numpy.int16(6)])
+@pytest.mark.parametrize("window", ["bartlett", "blackman", "hamming", "hanning"])
+def test_windows(window, M):
+    check(lambda xp: getattr(xp, window)(M), atol=1e-15)
+
+
+@pytest.mark.parametrize("M,beta", [(1, 3.0), (2, 0.0), (6, 5.0), (9, 14), (0, 1.0)])
+def test_kaiser(M, beta):
+    check(lambda xp: xp.kaiser(M, beta), rtol=1e-10, atol=1e-15)
+
+
 # ---- eager-only helpers ------------------------------------------------------------------
 def _via_numpy(xp, fn):
     """A callback computing with NumPy on its argument (the shim's ufuncs are not needed)."""
