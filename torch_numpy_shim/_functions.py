@@ -947,12 +947,10 @@ class vectorize:
                  signature=None):
         if signature is not None:
             raise UnsupportedError("vectorize(signature=...)")
-        if pyfunc is None:
-            raise UnsupportedError("vectorize used as a decorator factory without pyfunc")
-        self.pyfunc = pyfunc
+        self.pyfunc = pyfunc  # None: a decorator factory, ``@vectorize(otypes=...)``
         self.cache = cache
         self.signature = signature
-        self.__doc__ = pyfunc.__doc__ if doc is None else doc
+        self.__doc__ = getattr(pyfunc, "__doc__", None) if doc is None else doc
         if isinstance(otypes, str):
             for char in otypes:
                 if char not in numpy.typecodes["All"]:
@@ -965,6 +963,9 @@ class vectorize:
         self.excluded = set() if excluded is None else set(excluded)
 
     def __call__(self, *args, **kwargs):
+        if self.pyfunc is None:
+            return vectorize(args[0], otypes=self.otypes, doc=self.__doc__, excluded=self.excluded,
+                             cache=self.cache)
         positions = [i for i in range(len(args)) if i not in self.excluded]
         names = [k for k in kwargs if k not in self.excluded]
         arrays = [asarray(args[i]) for i in positions] + [asarray(kwargs[k]) for k in names]

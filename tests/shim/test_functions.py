@@ -346,5 +346,6 @@ def test_vectorize():
     check(lambda xp, x: xp.vectorize(f, otypes="d")(x[:0], 1), x)
     check(lambda xp, x: xp.vectorize(f, excluded={1})(x, 2), x)
     check(lambda xp: xp.vectorize(lambda a: a * 2)(3))
+    check(lambda xp, x: xp.vectorize(otypes=[float])(lambda a: a / 2)(x), x)
     with pytest.raises(shim.UnsupportedError):
         shim.vectorize(f, signature="(n),()->(n)")
