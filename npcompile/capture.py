@@ -57,12 +57,17 @@ class _ShapeSource(torch._guards.Source):
         return torch._guards.GuardSource.LOCAL
 
 
-def _fake_input(fake_mode, inp):
-    """The fake value make_fx traces with: a FakeTensor, or a SymInt for an int input."""
+def _fake_input(fake_mode, inp, device):
+    """The fake value make_fx traces with: a FakeTensor (a NumPy input on the target
+    device), or a SymInt for an int input."""
     if isinstance(inp.example, int):
         return fake_mode.shape_env.create_unspecified_symint_and_symbol(
             inp.example, _ShapeSource(inp.source.expr), DimDynamic.DYNAMIC)
-    return _fake(fake_mode, as_tensor(inp.example), inp.dynamic, inp.source)
+    fake = _fake(fake_mode, as_tensor(inp.example), inp.dynamic, inp.source)
+    if isinstance(inp.example, numpy.ndarray) and device.type != "cpu":
+        with fake_mode:
+            fake = fake.to(device)
+    return fake
 
 
 def _fake(fake_mode, tensor, dynamic_dims, source):
@@ -120,7 +125,7 @@ def initial_inputs(roots):
     return found
 
 
-def capture(fn, bound_args, arg_names, resume_frames=None, fullgraph=False,
+def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("cpu"), fullgraph=False,
             dynamic_dims=lambda source, example: (), dynamic_ints=frozenset()):
     """Trace ``fn`` (from its entry, or from ``resume_frames``) into a graph. Tracing
     restarts whenever it declares a new input; at a resumable graph break it traces again
@@ -137,7 +142,7 @@ def capture(fn, bound_args, arg_names, resume_frames=None, fullgraph=False,
         for inp in inputs:
             if not isinstance(inp.example, int):
                 inp.dynamic = tuple(dynamic_dims(inp.source, inp.example))
-        fake_inputs = [_fake_input(fake_mode, inp) for inp in inputs]
+        fake_inputs = [_fake_input(fake_mode, inp, device) for inp in inputs]
         plan_box = []
 
         def traced(*placeholders):

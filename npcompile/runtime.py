@@ -16,7 +16,7 @@ import weakref
 
 import torch
 
-from . import config, diagnostics
+from . import config, devices, diagnostics
 from .backends import resolve
 from .dynamic import dynamic_marks
 from .capture import capture
@@ -73,8 +73,9 @@ class BreakRecord:
 class CompiledEntry:
     """A captured segment: its guards, how to feed it, its compiled graph, how to finish."""
 
-    def __init__(self, guard, extract, compiled, finish, capture_, times, break_record):
+    def __init__(self, guard, extract, compiled, finish, capture_, times, break_record, write=None):
         self.guard = guard
+        self.write = write
         self.extract = extract
         self.compiled = compiled
         self.finish = finish
@@ -83,7 +84,12 @@ class CompiledEntry:
         self.break_record = break_record    # the break this segment stops before, or None
 
     def run(self, L, fallback):
-        return self.finish(L, self.compiled(*self.extract(L)))
+        if self.write is None:
+            return self.finish(L, self.compiled(*self.extract(L)))
+        tensors = self.extract(L)
+        out = self.compiled(*tensors)
+        self.write(L, tensors)
+        return self.finish(L, out)
 
 
 class FallbackEntry:
@@ -102,14 +108,30 @@ class FallbackEntry:
         return fallback()
 
 
-def _extractor(inputs, globals_dict, closure):
+def _extractor(inputs, globals_dict, closure, device):
     """Generated ``extract(L)``: the graph's input tensors from the segment's inputs."""
     items = ", ".join(inp.source.expr if isinstance(inp.example, (torch.Tensor, int))
                       else f"_t({inp.source.expr})" for inp in inputs)
     source = f"def extract(L):\n    return ({items}{',' if len(inputs) == 1 else ''})\n"
-    namespace = {"_t": torch.from_numpy, "G": globals_dict, "C": closure}
+    to_tensor = torch.from_numpy if device.type == "cpu" else (lambda a: devices.host_to_device(a, device))
+    namespace = {"_t": to_tensor, "G": globals_dict, "C": closure}
     exec(compile(source, "<npcompile inputs>", "exec"), namespace)
     return namespace["extract"]
+
+
+def _writer(cap, globals_dict, closure, device):
+    """Generated ``write(L, tensors)``: mutated NumPy inputs updated from their device
+    copies (None on the CPU, where the graph writes into the caller's memory)."""
+    if device.type == "cpu":
+        return None
+    lines = [f"    _back({cap.inputs[i].source.expr}, tensors[{i}])" for i in devices.mutated_inputs(cap.gm)
+             if not isinstance(cap.inputs[i].example, (torch.Tensor, int))]
+    if not lines:
+        return None
+    namespace = {"_back": devices.write_back, "G": globals_dict, "C": closure}
+    exec(compile("def write(L, tensors):\n" + "\n".join(lines) + "\n", "<npcompile write-back>", "exec"),
+         namespace)
+    return namespace["write"]
 
 
 class JitFunction:
@@ -134,6 +156,9 @@ class JitFunction:
         self._signature = inspect.signature(fn)
         self._limit_warned = False
         self._callees = {}           # user functions called at breaks, compiled in turn
+        self._device = None if device is None else torch.device(device)
+        self._call_device = torch.device("cpu")
+        self.device_entries = {}     # device -> entries, for calls that compute off the CPU
         self.dynamic_dims = {}       # input source -> dims that changed size (automatic dynamic)
         self.dynamic_ints = set()    # sources of ints that changed value (traced as symbols)
         self.run_only = False        # use what is compiled, never compile (npcompile.run)
@@ -162,8 +187,15 @@ class JitFunction:
             return self.fn(*args, **kwargs)
         if config.eager_shim:
             return _run_on_shim(self.fn, args, kwargs)
+        device = self._device or devices.default_device()
+        if device.type == "cpu":
+            entries = self.entries
+        else:
+            devices.ensure_available(device)
+            entries = self.device_entries.setdefault(device, [])
+        self._call_device = device
         L = self.bind(args, kwargs)
-        result = self._segment(self.entries, L, None, lambda: self.fn(*args, **kwargs))
+        result = self._segment(entries, L, None, lambda: self.fn(*args, **kwargs))
         while type(result) is Resume:
             result = self._resume(result.frames)
         return result
@@ -171,7 +203,7 @@ class JitFunction:
     def _resume(self, frames):
         runner = RealRunner(frames, self._call_at_break)
         runner.run_break()
-        key = tuple((f.code, f.ip) for f in frames)
+        key = (self._call_device, tuple((f.code, f.ip) for f in frames))
         entries = self.resume_entries.setdefault(key, [])
         return self._segment(entries, frames, frames, runner.finish_frames)
 
@@ -250,7 +282,7 @@ class JitFunction:
     def _compile(self, L, resume_frames):
         globals_dict, closure = self.fn.__globals__, self.fn.__closure__
         try:
-            cap = capture(self.fn, L, self._arg_names, resume_frames, self.fullgraph,
+            cap = capture(self.fn, L, self._arg_names, resume_frames, self._call_device, self.fullgraph,
                           self.dims_to_trace_dynamic, frozenset(self.dynamic_ints) if self.dynamic is not False else frozenset())
         except GraphBreak as brk:
             if brk.fatal or self.fullgraph:
@@ -266,7 +298,8 @@ class JitFunction:
         record = self._record_break(cap.ends_in_break) if cap.ends_in_break is not None else None
         start = time.perf_counter()
         guard = cap.guards.compile(globals_dict, closure)
-        extract = _extractor(cap.inputs, globals_dict, closure)
+        extract = _extractor(cap.inputs, globals_dict, closure, self._call_device)
+        write = _writer(cap, globals_dict, closure, self._call_device)
         finish = cap.output_plan.compile(globals_dict, closure, cap.tensor_outputs)
         guard_seconds = time.perf_counter() - start
         start = time.perf_counter()
@@ -278,7 +311,7 @@ class JitFunction:
         diagnostics.log_once("graph_code", cap.gm, "graph of %s:\n%s", self.fn.__qualname__, cap.gm.code)
         diagnostics.log_once("output_code", finish, "output code of %s:\n%s", self.fn.__qualname__, finish.source)
         diagnostics.notify("compile", self, times)
-        return CompiledEntry(guard, extract, compiled, finish, cap, times, record)
+        return CompiledEntry(guard, extract, compiled, finish, cap, times, record, write)
 
     def _run_backend(self, cap):
         """The backend on the captured graph. Compiling happens before any input is

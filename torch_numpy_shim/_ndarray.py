@@ -400,7 +400,7 @@ def _varargs_method(name):
 for _name in ["sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argmax", "cumsum",
               "cumprod", "any", "all", "clip", "round", "dot", "argsort", "argpartition",
               "searchsorted", "nonzero", "repeat", "take", "put", "diagonal", "trace", "conj",
-              "conjugate", "squeeze", "swapaxes", "ravel", "compress", "choose"]:
+              "conjugate", "squeeze", "swapaxes", "ravel", "choose"]:
     setattr(ndarray, _name, _method(_name))
 for _name in ["reshape", "transpose"]:
     setattr(ndarray, _name, _varargs_method(_name))
@@ -419,6 +419,12 @@ def _partition(self, kth, axis=-1, kind="introselect", order=None):
     self._t.copy_(_shim("partition")(self, kth, axis, kind, order)._t)
 
 
+def _compress(self, condition, axis=None, out=None):
+    """``a.compress(c)`` is ``np.compress(c, a)``: the condition comes first there."""
+    return _shim("compress")(condition, self, axis, out)
+
+
+ndarray.compress = _compress
 ndarray.sort = _sort
 ndarray.partition = _partition
 

@@ -1,0 +1,73 @@
+"""Where a jitted call computes, and moving data there and back.
+
+The device is ``jit(device=...)`` if given, else torch's default device (so
+``with torch.device("cuda"):`` moves the work to the GPU). NumPy inputs are copied to the
+device, results come back as NumPy arrays, and input arrays the graph mutated are written
+back to the caller's host arrays. Torch tensors stay where they are. Every step is a
+small function over tensors so it is testable without a GPU; the CPU path is the same
+code with the copies skipped.
+"""
+import numpy
+import torch
+
+
+def requested_device(explicit=None):
+    return torch.device(explicit) if explicit is not None else default_device()
+
+
+def default_device():
+    """torch's default device (``with torch.device(...)`` or set_default_device), found
+    without creating a tensor: asking torch itself would initialize CUDA."""
+    if torch._C._len_torch_function_stack():   # cheap test first: the hot path has no modes
+        from torch.overrides import _get_current_function_mode_stack
+        from torch.utils._device import DeviceContext
+
+        for mode in reversed(_get_current_function_mode_stack()):
+            if isinstance(mode, DeviceContext):
+                return mode.device
+    context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
+    return context.device if context is not None else _CPU
+
+
+_CPU = torch.device("cpu")
+
+
+def ensure_available(device):
+    """Refuse a device this machine does not have, before anything runs."""
+    if device.type in ("cpu", "meta"):
+        return
+    backend = getattr(torch, device.type, None)
+    is_available = getattr(backend, "is_available", None)
+    if is_available is None or not is_available():
+        raise RuntimeError(f"npcompile: the computation was asked to run on {device.type!r} "
+                           f"(jit(device=...) or `with torch.device(...)`), but torch reports no "
+                           f"{device.type} device on this machine; nothing was run")
+    if device.index is not None and device.type == "cuda" and device.index >= torch.cuda.device_count():
+        raise RuntimeError(f"npcompile: {device} requested but only {torch.cuda.device_count()} "
+                           "CUDA device(s) exist; nothing was run")
+
+
+def host_to_device(array, device):
+    """A NumPy input as a tensor on ``device`` (zero-copy when that is the CPU)."""
+    tensor = torch.from_numpy(array)
+    return tensor if device.type == "cpu" else tensor.to(device)
+
+
+def write_back(array, tensor):
+    """After a graph mutated a device copy of a NumPy input: update the host array."""
+    if tensor.device.type != "cpu" or tensor.data_ptr() != array.__array_interface__["data"][0]:
+        numpy.copyto(array, tensor.detach().cpu().numpy())
+
+
+def mutated_inputs(gm):
+    """Indices of the graph's placeholders that some op writes into."""
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    written = set()
+    for node in gm.graph.nodes:
+        schema = getattr(node.target, "_schema", None) if node.op == "call_function" else None
+        if schema is None or not schema.is_mutable:
+            continue
+        for argument, value in zip(schema.arguments, node.args):
+            if argument.alias_info is not None and argument.alias_info.is_write and value in placeholders:
+                written.add(placeholders.index(value))
+    return sorted(written)

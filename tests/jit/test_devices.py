@@ -1,0 +1,91 @@
+"""Device selection and host<->device conversion, tested without a GPU: the CUDA path
+shares all code with the CPU path except the device the tensors live on."""
+import numpy as np
+import pytest
+import torch
+
+import npcompile
+from npcompile import devices
+from tests.jit.harness import CountingBackend
+
+
+def add_in_place(a, b):
+    a += b
+    return a * 2
+
+
+def test_cuda_request_without_cuda_is_a_clear_error_before_anything_runs(monkeypatch, capsys):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+
+    def noisy(a):
+        print("ran")
+        a += 1
+        return a
+
+    a = np.zeros(3)
+    with pytest.raises(RuntimeError, match="no cuda device"):
+        npcompile.jit(noisy, device="cuda", backend="eager")(a)
+    with pytest.raises(RuntimeError, match="no cuda device"):
+        with torch.device("cuda"):
+            npcompile.jit(noisy, backend="eager")(a)
+    assert capsys.readouterr().out == "" and not a.any()
+
+
+def test_default_device_selects_entries():
+    backend = CountingBackend()
+    jitted = npcompile.jit(add_in_place, backend=backend)
+    a, b = np.zeros(3), np.ones(3)
+    np.testing.assert_array_equal(jitted(a, b), np.full(3, 2.0))
+    np.testing.assert_array_equal(a, np.ones(3))  # mutation lands in the caller's array
+    with torch.device("meta"):
+        assert devices.requested_device() == torch.device("meta")
+    assert devices.requested_device("cpu") == torch.device("cpu")
+    assert len(backend.graphs) == 1 and not jitted.device_entries
+
+
+def test_host_to_device_is_zero_copy_on_cpu():
+    a = np.arange(4.0)
+    t = devices.host_to_device(a, torch.device("cpu"))
+    t[0] = 7.0
+    assert a[0] == 7.0
+
+
+def test_write_back_updates_the_host_array_from_a_device_copy():
+    host = np.zeros(4)
+    device_copy = torch.arange(4.0, dtype=torch.float64)  # stands in for a GPU tensor
+    devices.write_back(host, device_copy)
+    np.testing.assert_array_equal(host, np.arange(4.0))
+    shared = torch.from_numpy(host)
+    shared += 1  # same memory: nothing to copy, and nothing is lost
+    devices.write_back(host, shared)
+    np.testing.assert_array_equal(host, np.arange(4.0) + 1)
+
+
+def test_mutated_inputs_are_found_in_the_graph():
+    jitted = npcompile.jit(add_in_place, backend="eager")
+    jitted(np.zeros(3), np.ones(3))
+    assert devices.mutated_inputs(jitted.entries[0].capture.gm) == [0]
+    pure = npcompile.jit(lambda a, b: a + b, backend="eager")
+    pure(np.zeros(3), np.ones(3))
+    assert devices.mutated_inputs(pure.entries[0].capture.gm) == []
+
+
+def test_tensor_inputs_stay_tensors_and_on_their_device():
+    jitted = npcompile.jit(add_in_place, backend="eager")
+    a, b = torch.zeros(3, dtype=torch.float64), torch.ones(3, dtype=torch.float64)
+    out = jitted(a, b)
+    assert isinstance(out, torch.Tensor) and out.device == a.device
+    torch.testing.assert_close(a, torch.ones(3, dtype=torch.float64))
+
+
+def test_writer_is_generated_only_off_the_cpu():
+    from npcompile.runtime import _writer
+    jitted = npcompile.jit(add_in_place, backend="eager")
+    jitted(np.zeros(3), np.ones(3))
+    cap = jitted.entries[0].capture
+    fn = jitted.fn
+    assert _writer(cap, fn.__globals__, fn.__closure__, torch.device("cpu")) is None
+    write = _writer(cap, fn.__globals__, fn.__closure__, torch.device("meta"))
+    host = np.zeros(3)
+    write([host, np.ones(3)], [torch.full((3,), 5.0, dtype=torch.float64), None])
+    np.testing.assert_array_equal(host, np.full(3, 5.0))
