@@ -1,2 +1,694 @@
-"""(to be written)"""
-__all__ = []
+"""NumPy's universal functions as ``ufunc`` objects computed by torch.
+
+Loop selection is NumPy's own (``numpy.<name>.resolve_dtypes`` on dtype metadata, with
+Python types standing for weak Python scalars), so promotion and missing-loop errors
+are exactly NumPy's. Each ufunc then runs a torch kernel on the loop dtypes; the
+kernels live in ``_ufunc_kernels`` and get tensors already moved to a *compute* dtype
+where torch lacks kernels or accuracy (float16 -> float32, uint16/uint32 -> int64, uint64
+-> int64 bit patterns where that is exact). Results are cast to the loop's output dtype
+and then stored the way NumPy stores them (``out=``, ``where=``, scalars for 0-d).
+"""
+import builtins
+import functools
+
+import numpy
+import torch
+
+from . import _dtypes
+from . import _ufunc_kernels as K
+from ._coerce import asarray, cast_tensor
+from ._errors import UnsupportedError
+from ._ndarray import ndarray
+from ._normalize import normalize_axis, normalize_axis_tuple
+
+__all__ = ["ufunc"]
+
+_PY_SCALARS = (builtins.bool, int, float, complex)
+_SYM_TYPES = {torch.SymBool: builtins.bool, torch.SymInt: int, torch.SymFloat: float}
+_COMPARISONS = frozenset({"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"})
+_NO_VALUE = numpy._NoValue
+
+
+# ---- operands --------------------------------------------------------------------------
+def _operand(x):
+    """An input as NumPy's promotion sees it: weak Python scalars stay Python values
+    (their key is the Python type), everything else becomes a shim array (key: dtype)."""
+    if isinstance(x, ndarray):
+        return x, x.dtype.np
+    if isinstance(x, _PY_SCALARS) and not isinstance(x, numpy.generic):
+        kind = _python_type(x)
+        return x, numpy.dtype(bool) if kind is builtins.bool else kind
+    if type(x) in _SYM_TYPES:
+        kind = _SYM_TYPES[type(x)]
+        return x, numpy.dtype(bool) if kind is builtins.bool else kind
+    arr = asarray(x)
+    return arr, arr.dtype.np
+
+
+def _python_type(x):
+    for t in (builtins.bool, int, float, complex):
+        if isinstance(x, t):
+            return t
+    raise TypeError(type(x))
+
+
+def _scalar_tensor(value, dt):
+    """A weak Python scalar as a 0-d tensor of the loop dtype: NumPy converts the value
+    (OverflowError for out-of-range ints), torch then holds that exact value."""
+    if type(value) in _SYM_TYPES:
+        return torch.scalar_tensor(value, dtype=dt.torch)
+    if dt.kind == "b" and type(value) is int and not -2 ** 63 <= value < 2 ** 63:
+        raise OverflowError("Python int too large to convert to C long")
+    converted = numpy.asarray(value, dtype=dt.np)
+    return torch.tensor(converted.item(), dtype=dt.torch)
+
+
+def _check_huge_int_with_bools(operands):
+    """Compared with bool arrays, NumPy converts a Python int to a C long first."""
+    arrays = [o for o in operands if isinstance(o, ndarray)]
+    if arrays and all(a.dtype.kind == "b" for a in arrays):
+        for o in operands:
+            if type(o) is int and not -2 ** 63 <= o < 2 ** 63:
+                raise OverflowError("Python int too large to convert to C long")
+
+
+def _int_out_of_range(value, dt):
+    if not isinstance(value, int) or isinstance(value, builtins.bool) or dt.kind not in "iu":
+        return None
+    info = numpy.iinfo(dt.np)
+    if value > info.max:
+        return "above"
+    if value < info.min:
+        return "below"
+    return None
+
+
+def _comparison_with_huge_int(name, operands, loop_in, shape):
+    """NumPy 2 compares an out-of-range Python int with an int array by value:
+    ``uint8_arr < 300`` is all True. The answer is constant over the array."""
+    _check_huge_int_with_bools(operands)
+    for i, (value, dt) in enumerate(zip(operands, loop_in)):
+        side = _int_out_of_range(value, dt)
+        if side is None:
+            continue
+        int_is_left = i == 0
+        # normalise to "array OP int" with the int above or below every element
+        op = name if not int_is_left else {"less": "greater", "greater": "less",
+                                            "less_equal": "greater_equal",
+                                            "greater_equal": "less_equal"}.get(name, name)
+        above = side == "above"
+        answer = {"equal": False, "not_equal": True, "less": above, "less_equal": above,
+                  "greater": not above, "greater_equal": not above}[op]
+        return torch.full(shape, answer, dtype=torch.bool)
+    return None
+
+
+# ---- NumPy's loop resolution, cached on metadata ---------------------------------------
+@functools.lru_cache(maxsize=8192)
+def _resolve(np_ufunc, in_keys, nout, signature, casting):
+    kwargs = {} if signature is None else {"signature": signature}
+    dtypes = np_ufunc.resolve_dtypes(in_keys + (None,) * nout, casting=casting, **kwargs)
+    return tuple(_dtypes._from_numpy_dtype(d) for d in dtypes)
+
+
+@functools.lru_cache(maxsize=1024)
+def _resolve_reduction(name, in_dtype, signature_dtype):
+    np_ufunc = getattr(numpy, name)
+    kwargs = {} if signature_dtype is None else {"signature": (signature_dtype, signature_dtype, None)}
+    dtypes = np_ufunc.resolve_dtypes((None, in_dtype, None), reduction=True, **kwargs)
+    return tuple(_dtypes._from_numpy_dtype(d) for d in dtypes)
+
+
+def _signature_key(nin, nout, dtype, signature):
+    if signature is not None and dtype is not None:
+        raise TypeError("cannot specify both 'signature' and 'dtype'")
+    if dtype is not None:
+        return (None,) * nin + (_dtypes._as_dtype(dtype).np,) * nout
+    if signature is None:
+        return None
+    if isinstance(signature, str):
+        return signature
+    return tuple(None if s is None else _dtypes._as_dtype(s).np for s in signature)
+
+
+def _raise_output_casting(np_ufunc, loop_dtype, out_dtype, casting, index):
+    """Raise exactly what NumPy raises for an output it may not cast into."""
+    exc = numpy._core._exceptions._UFuncOutputCastingError
+    raise exc(np_ufunc, casting, loop_dtype.np, out_dtype.np, index)
+
+
+def _check_casting(casting):
+    if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
+        raise ValueError("casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe'")
+
+
+# ---- where= / out= ----------------------------------------------------------------------
+def _broadcast_shape(shapes):
+    try:
+        return tuple(torch.broadcast_shapes(*shapes)) if shapes else ()
+    except RuntimeError:
+        raise ValueError("operands could not be broadcast together with shapes "
+                         + " ".join(str(s) for s in shapes)) from None
+
+
+def _where_mask(where):
+    if where is True:
+        return None
+    mask = asarray(where)
+    if mask.dtype is not _dtypes.bool.dtype:
+        raise TypeError(f"Cannot cast array data from {mask.dtype!r} to dtype('bool') "
+                        f"according to the rule 'safe'")
+    return mask._t
+
+
+def _outs(out, nout):
+    """``out=`` as a tuple of nout entries (arrays or None)."""
+    if out is None:
+        return (None,) * nout
+    if not isinstance(out, tuple):
+        if nout != 1:
+            raise TypeError("'out' must be a tuple of arrays")
+        out = (out,)
+    if len(out) != nout:
+        raise ValueError("The 'out' tuple must have exactly one entry per ufunc output")
+    for o in out:
+        if o is not None and not isinstance(o, ndarray):
+            raise TypeError("return arrays must be of ArrayType")
+    return out
+
+
+def _store(result, loop_dt, out, mask, shape, np_ufunc, casting, index):
+    """Put one output where NumPy puts it; returns the array (or scalar) to hand back."""
+    if out is None:
+        if mask is not None:
+            result = torch.where(mask, result, torch.zeros((), dtype=result.dtype))
+        result = result.expand(shape) if tuple(result.shape) != shape else result
+        if not result.is_contiguous() or result._base is not None and result.numel() != result._base.numel():
+            result = result.contiguous()
+        return ndarray._wrap(result, scalar=result.ndim == 0)
+    if not _dtypes.can_cast(loop_dt, out.dtype, casting):
+        _raise_output_casting(np_ufunc, loop_dt, out.dtype, casting, index)
+    out_shape = tuple(out._t.shape)
+    if _broadcast_shape([shape, out_shape]) != out_shape:
+        raise ValueError(f"non-broadcastable output operand with shape {out_shape} doesn't match "
+                         f"the broadcast shape {_broadcast_shape([shape, out_shape])}")
+    value = _to_dtype(result, out.dtype)
+    if mask is not None:
+        value = torch.where(mask, value, out._t)
+    out._t.copy_(value.expand(out_shape))
+    return out
+
+
+def _to_dtype(t, dt):
+    """Cast a kernel result to ``dt``; int64 bit patterns of uint64 are reinterpreted."""
+    if dt.torch == torch.uint64 and t.dtype == torch.int64:
+        return t.view(torch.uint64)
+    return cast_tensor(t, dt)
+
+
+# ---- the ufunc class --------------------------------------------------------------------
+class ufunc:
+    """A NumPy ufunc: ``ufunc(*inputs, out=, where=, casting=, dtype=, signature=)`` plus
+    the methods ``reduce``, ``accumulate``, ``reduceat``, ``outer`` and ``at``."""
+
+    def __init__(self, name, nin, nout, kernel, unsigned64=None, half=True, reorderable=False,
+                 np_ufunc=None):
+        self.__name__ = name
+        self.nin, self.nout, self.nargs = nin, nout, nin + nout
+        self._np = getattr(numpy, name) if np_ufunc is None else np_ufunc
+        self.identity = self._np.identity
+        self.ntypes = self._np.ntypes
+        self.types = self._np.types
+        self.signature = None
+        self._kernel = kernel
+        self._unsigned64 = unsigned64  # None (refuse) | "bits" | "ordered" | "own"
+        self._half = half  # compute float16 in float32 and round once
+        self._reorderable = reorderable
+        self.__doc__ = self._np.__doc__
+
+    def __repr__(self):
+        return f"<ufunc '{self.__name__}'>"
+
+    # -- element-wise call ---------------------------------------------------------------
+    def __call__(self, *args, out=None, where=True, casting="same_kind", order="K", dtype=None,
+                 subok=True, signature=None):
+        if len(args) < self.nin or len(args) > self.nargs:
+            raise TypeError(f"{self.__name__}() takes from {self.nin} to {self.nargs} positional "
+                            f"arguments but {len(args)} were given")
+        if len(args) > self.nin:
+            if out is not None:
+                raise TypeError("cannot specify 'out' as both a positional and keyword argument")
+            out = args[self.nin:] if self.nout > 1 else args[self.nin]
+            args = args[:self.nin]
+        _check_casting(casting)
+        outs = _outs(out, self.nout)
+        operands, keys = zip(*(_operand(a) for a in args))
+        sig = _signature_key(self.nin, self.nout, dtype, signature)
+        loop = _resolve(self._np, tuple(keys), self.nout, sig, casting)
+        loop_in, loop_out = loop[:self.nin], loop[self.nin:]
+        mask = _where_mask(where)
+        shapes = [tuple(o.shape) for o in operands if isinstance(o, ndarray)]
+        if mask is not None:
+            shapes.append(tuple(mask.shape))
+        shape = _broadcast_shape(shapes)
+
+        constant = None
+        if self.__name__ in _COMPARISONS:
+            constant = _comparison_with_huge_int(self.__name__, operands, loop_in, shape)
+        if constant is not None:
+            results = (constant,)
+        else:
+            tensors = [cast_tensor(o._t, dt) if isinstance(o, ndarray) else _scalar_tensor(o, dt)
+                       for o, dt in zip(operands, loop_in)]
+            results = self._compute(tensors, loop_out)
+        stored = tuple(_store(r, dt, o, mask, shape, self._np, casting, i)
+                       for i, (r, dt, o) in enumerate(zip(results, loop_out, outs)))
+        if out is not None and self.nout == 1:
+            return stored[0]
+        return stored[0] if self.nout == 1 else stored
+
+    def _compute(self, tensors, loop_out):
+        """Run the kernel on compute dtypes; return one tensor per output, in loop dtypes."""
+        if {t.dtype for t in tensors} == {torch.int64, torch.uint64}:  # NumPy's mixed comparisons
+            return (K.compare_int64_with_uint64(self._kernel, *tensors),)
+        tensors, restore = self._to_compute_dtypes(tensors)
+        results = self._kernel(*tensors)
+        if not isinstance(results, tuple):
+            results = (results,)
+        return tuple(_to_dtype(restore(r), dt) for r, dt in zip(results, loop_out))
+
+    def _to_compute_dtypes(self, tensors):
+        kinds = {t.dtype for t in tensors}
+        if torch.uint64 in kinds:
+            mode = self._unsigned64
+            if mode is None:
+                raise UnsupportedError(f"np.{self.__name__} on uint64 (no exact torch kernel)")
+            if mode == "bits":
+                return [t.view(torch.int64) if t.dtype == torch.uint64 else t for t in tensors], \
+                    lambda r: r
+            if mode == "ordered":
+                return [K.uint64_to_ordered(t) if t.dtype == torch.uint64 else t for t in tensors], \
+                    lambda r: K.ordered_to_uint64(r) if r.dtype == torch.int64 else r
+            return tensors, lambda r: r  # "own": the kernel handles uint64 itself
+        if kinds & {torch.uint16, torch.uint32}:
+            return [t.to(torch.int64) if t.dtype in (torch.uint16, torch.uint32) else t
+                    for t in tensors], lambda r: r
+        if torch.float16 in kinds and self._half:
+            return [t.to(torch.float32) if t.dtype == torch.float16 else t for t in tensors], \
+                lambda r: r
+        return tensors, lambda r: r
+
+    # -- methods ------------------------------------------------------------------------------
+    def _require_binary(self, method):
+        if self.nin != 2 or self.nout != 1:
+            raise ValueError(f"{method} only supported for binary functions")
+
+    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_VALUE,
+               where=True):
+        self._require_binary("reduce")
+        arr = asarray(array)
+        out = _single_out(out)
+        axes = normalize_axis_tuple(axis, arr.ndim)
+        if len(axes) > 1 and not self._reorderable:
+            raise ValueError(f"reduction operation '{self.__name__}' is not reorderable, so at "
+                             f"most one axis may be specified")
+        loop_dt = self._reduction_loop(arr, dtype, out)
+        mask = _where_mask(where)
+        x = cast_tensor(arr._t, loop_dt)
+        if mask is not None:
+            shape = torch.broadcast_shapes(x.shape, mask.shape)
+            x, mask = x.expand(shape), mask.expand(shape)
+        explicit = initial is not _NO_VALUE and initial is not None
+        start_value = initial if explicit else (self.identity if initial is _NO_VALUE else None)
+        start = None if start_value is None else _scalar_tensor(start_value, loop_dt)
+        kept = [n for i, n in enumerate(x.shape) if i not in axes]
+        if _numel(x, axes) == 0 or mask is not None:
+            if start is None:
+                if _numel(x, axes) == 0:
+                    raise ValueError(f"zero-size array to reduction operation {self.__name__} "
+                                     f"which has no identity")
+                raise ValueError(f"reduction operation '{self.__name__}' does not have an "
+                                 f"identity, so to use a where mask one has to specify 'initial'")
+        if _numel(x, axes) == 0:
+            result = start.expand(kept).clone()
+        elif mask is not None:
+            result = self._masked_fold(x, mask, axes, start, loop_dt, explicit)
+        else:
+            result = self._reduce_tensor(x, axes, loop_dt)
+            if explicit:
+                result = self._binary_tensor(start.expand(result.shape), result, loop_dt)
+        if keepdims:
+            result = result.reshape([1 if i in axes else n for i, n in enumerate(x.shape)])
+        if out is None:
+            return ndarray._wrap(result, scalar=result.ndim == 0)
+        return _store(result, loop_dt, out, None, tuple(result.shape), self._np, "unsafe", 0)
+
+    def _reduction_loop(self, arr, dtype, out):
+        """NumPy's reduction loop; add/multiply widen small integers as np.sum does."""
+        if dtype is None and out is not None:
+            dtype = out.dtype
+        sig = None if dtype is None else _dtypes._as_dtype(dtype).np
+        in_np = arr.dtype.np
+        if dtype is None and self.__name__ in ("add", "multiply") and in_np.kind in "biu" \
+                and in_np.itemsize < 8:
+            in_np = numpy.dtype("uint64" if in_np.kind == "u" else "int64")
+        return _resolve_reduction(self.__name__, in_np, sig)[2]
+
+    def _binary_tensor(self, a, b, loop_dt):
+        return self._compute([a, b], (loop_dt,))[0]
+
+    def _masked_fold(self, x, mask, axes, start, loop_dt, explicit):
+        """where= reductions: masked elements are skipped. With an identity (and for the
+        idempotent max/min) they are replaced and the fast path runs; else fold in order."""
+        filler = start if self.identity is not None and not explicit else None
+        if self.__name__ in ("maximum", "minimum", "fmax", "fmin") or filler is not None:
+            filled = torch.where(mask, x, start if filler is None else filler)
+            result = self._reduce_tensor(filled, axes, loop_dt)
+            if explicit:
+                result = self._binary_tensor(start.expand(result.shape), result, loop_dt)
+            return result
+        values, keep = K.last_axis(x, axes), K.last_axis(mask, axes)
+        acc = start.expand(values.shape[:-1]).clone()
+        for i in range(values.shape[-1]):
+            acc = torch.where(keep[..., i], self._binary_tensor(acc, values[..., i], loop_dt), acc)
+        return acc
+
+    def _reduce_tensor(self, x, axes, loop_dt):
+        """Reduce a non-empty tensor over ``axes`` with NumPy's order of operations."""
+        if not axes:
+            return x.clone()
+        fast = K.fast_reduce(self.__name__, x, axes)
+        if fast is not None:
+            return fast
+        moved = K.last_axis(x, axes)
+        if self._reorderable:
+            return self._tree_fold(moved, loop_dt)
+        acc = moved[..., 0]
+        for i in range(1, moved.shape[-1]):
+            acc = self._binary_tensor(acc, moved[..., i], loop_dt)
+        return acc.clone()
+
+    def _tree_fold(self, t, loop_dt):
+        """Pairwise reduction of the last axis: log-depth for reorderable ufuncs."""
+        while t.shape[-1] > 1:
+            n = t.shape[-1]
+            half = n // 2
+            paired = self._binary_tensor(t[..., :half], t[..., half:2 * half], loop_dt)
+            t = torch.cat([paired, t[..., 2 * half:]], dim=-1) if n % 2 else paired
+        return t[..., 0].clone()
+
+    def accumulate(self, array, axis=0, dtype=None, out=None):
+        self._require_binary("accumulate")
+        arr = asarray(array)
+        out = _single_out(out)
+        if arr.ndim == 0:
+            raise TypeError("cannot accumulate on a scalar")
+        ax = normalize_axis(axis, arr.ndim)
+        loop_dt = self._reduction_loop(arr, dtype, out)
+        x = cast_tensor(arr._t, loop_dt)
+        fast = K.fast_accumulate(self.__name__, x, ax)
+        if fast is not None:
+            result = fast
+        elif x.shape[ax] == 0:
+            result = x.clone()
+        else:
+            moved = x.movedim(ax, 0)
+            parts = [moved[0]]
+            for i in range(1, moved.shape[0]):
+                parts.append(self._binary_tensor(parts[-1], moved[i], loop_dt))
+            result = torch.stack(parts).movedim(0, ax)
+        if out is None:
+            return ndarray._wrap(result)
+        return _store(result, loop_dt, out, None, tuple(result.shape), self._np, "unsafe", 0)
+
+    def reduceat(self, array, indices, axis=0, dtype=None, out=None):
+        """Reductions over index ranges; the slice bounds are data, so they are read."""
+        self._require_binary("reduceat")
+        arr = asarray(array)
+        out = _single_out(out)
+        ax = normalize_axis(axis, arr.ndim)
+        idx = asarray(indices)
+        if idx.ndim != 1 or idx.dtype.kind not in "iu":
+            raise TypeError("indices must be a 1-d integer array")
+        bounds = idx._t.tolist()
+        n = arr.shape[ax]
+        for i in bounds:
+            if not 0 <= i < n:
+                raise IndexError(f"index {i} out-of-bounds in {self.__name__}.reduceat [0, {n})")
+        loop_dt = self._reduction_loop(arr, dtype, out)
+        x = cast_tensor(arr._t, loop_dt).movedim(ax, 0)
+        parts = []
+        for j, start in enumerate(bounds):
+            stop = bounds[j + 1] if j + 1 < len(bounds) else n
+            piece = x[start:stop] if start < stop else x[start:start + 1]
+            parts.append(self._reduce_tensor(piece, (0,), loop_dt))
+        result = torch.stack(parts).movedim(0, ax) if parts else \
+            x[:0].movedim(0, ax).clone()
+        if out is None:
+            return ndarray._wrap(result)
+        return _store(result, loop_dt, out, None, tuple(result.shape), self._np, "unsafe", 0)
+
+    def outer(self, A, B, /, **kwargs):
+        if self.nin != 2:
+            raise ValueError("outer product only supported for binary functions")
+        a, b = _operand(A)[0], _operand(B)[0]
+        a = a if isinstance(a, ndarray) else asarray(a)
+        b = b if isinstance(b, ndarray) else asarray(b)
+        a_expanded = ndarray._wrap(a._t.reshape(tuple(a.shape) + (1,) * b.ndim))
+        return self(a_expanded, b, **kwargs)
+
+    def at(self, a, indices, b=None, /):
+        """Unbuffered in place: repeated indices apply the operation again each time."""
+        if not isinstance(a, ndarray):
+            raise TypeError("first operand must be an array")
+        if (b is None) != (self.nin == 1):
+            raise ValueError("second operand needed for ufunc" if b is None else
+                             "second operand provided when ufunc is unary")
+        positions = ndarray._wrap(torch.arange(a.size).reshape(a.shape))[indices]
+        flat_index = asarray(positions)._t.reshape(-1)
+        flat = a._t.view(-1) if a._t.is_contiguous() else a._t.reshape(-1).clone()
+        if b is None:
+            values = ndarray._wrap(flat[flat_index])
+            flat.index_copy_(0, flat_index, _to_dtype(self._at_value(values, None, a), a.dtype))
+        else:
+            operand = _operand(b)[0]
+            shape = tuple(asarray(positions).shape)
+            bt = operand._t if isinstance(operand, ndarray) else None
+            if bt is not None:
+                bt = bt.expand(torch.broadcast_shapes(bt.shape, shape)).reshape(-1)
+            for k in range(flat_index.shape[0]):
+                i = flat_index[k:k + 1]
+                rhs = ndarray._wrap(bt[k:k + 1]) if bt is not None else operand
+                value = self._at_value(ndarray._wrap(flat[i]), rhs, a)
+                flat.index_copy_(0, i, _to_dtype(value, a.dtype))
+        if not a._t.is_contiguous():
+            a._t.copy_(flat.reshape(a.shape))
+
+    def _at_value(self, current, rhs, a):
+        args = (current,) if rhs is None else (current, rhs)
+        result = self(*args, out=ndarray._wrap(torch.empty_like(current._t)))
+        return result._t
+
+
+def _single_out(out):
+    if isinstance(out, tuple):
+        if len(out) != 1:
+            raise ValueError("The 'out' tuple must have exactly one entry")
+        out = out[0]
+    if out is not None and not isinstance(out, ndarray):
+        raise TypeError("output must be an array")
+    return out
+
+
+def _numel(t, axes):
+    n = 1
+    for a in axes:
+        n *= t.shape[a]
+    return n
+
+
+# ---- the ufunc table --------------------------------------------------------------------
+def _define(name, nin, nout, kernel, unsigned64=None, half=True, reorderable=False, aliases=()):
+    u = ufunc(name, nin, nout, kernel, unsigned64, half, reorderable)
+    globals()[name] = u
+    __all__.append(name)
+    for alias in aliases:
+        globals()[alias] = u
+        __all__.append(alias)
+
+
+_define("add", 2, 1, K.add, "bits", reorderable=True)
+_define("subtract", 2, 1, K.subtract, "bits")
+_define("multiply", 2, 1, K.multiply, "bits", reorderable=True)
+_define("divide", 2, 1, torch.div, aliases=("true_divide",))
+_define("floor_divide", 2, 1, K.floor_divide)
+_define("remainder", 2, 1, K.remainder, aliases=("mod",))
+_define("fmod", 2, 1, K.fmod)
+_define("divmod", 2, 2, K.divmod_)
+_define("power", 2, 1, K.power, "own", aliases=("pow",))
+_define("float_power", 2, 1, K.float_power)
+_define("negative", 1, 1, torch.neg, "bits")
+_define("positive", 1, 1, torch.clone, "bits")
+_define("absolute", 1, 1, K.absolute, "own", aliases=("abs",))
+_define("fabs", 1, 1, torch.abs)
+_define("sign", 1, 1, K.sign, "own")
+_define("reciprocal", 1, 1, K.reciprocal, "own")
+_define("sqrt", 1, 1, torch.sqrt)
+_define("cbrt", 1, 1, K.cbrt)
+_define("square", 1, 1, K.square, "bits")
+_define("exp", 1, 1, torch.exp)
+_define("exp2", 1, 1, K.exp2)
+_define("expm1", 1, 1, K.expm1)
+_define("log", 1, 1, torch.log)
+_define("log2", 1, 1, K.log2)
+_define("log10", 1, 1, torch.log10)
+_define("log1p", 1, 1, K.log1p)
+_define("logaddexp", 2, 1, K.logaddexp, reorderable=True)
+_define("logaddexp2", 2, 1, K.logaddexp2, reorderable=True)
+_define("sin", 1, 1, torch.sin)
+_define("cos", 1, 1, torch.cos)
+_define("tan", 1, 1, torch.tan)
+_define("arcsin", 1, 1, torch.asin, aliases=("asin",))
+_define("arccos", 1, 1, torch.acos, aliases=("acos",))
+_define("arctan", 1, 1, torch.atan, aliases=("atan",))
+_define("arctan2", 2, 1, torch.atan2, aliases=("atan2",))
+_define("hypot", 2, 1, torch.hypot, reorderable=True)
+_define("sinh", 1, 1, torch.sinh)
+_define("cosh", 1, 1, torch.cosh)
+_define("tanh", 1, 1, torch.tanh)
+_define("arcsinh", 1, 1, torch.asinh, aliases=("asinh",))
+_define("arccosh", 1, 1, torch.acosh, aliases=("acosh",))
+_define("arctanh", 1, 1, torch.atanh, aliases=("atanh",))
+_define("deg2rad", 1, 1, K.deg2rad)
+_define("radians", 1, 1, K.deg2rad)
+_define("rad2deg", 1, 1, K.rad2deg)
+_define("degrees", 1, 1, K.rad2deg)
+_define("rint", 1, 1, K.rint)
+_define("floor", 1, 1, K.floor, "bits")
+_define("ceil", 1, 1, K.ceil, "bits")
+_define("trunc", 1, 1, K.trunc, "bits")
+_define("modf", 1, 2, K.modf)
+_define("frexp", 1, 2, K.frexp, half=False)
+_define("ldexp", 2, 1, K.ldexp, half=False)
+_define("copysign", 2, 1, torch.copysign)
+_define("nextafter", 2, 1, K.nextafter, half=False)
+_define("spacing", 1, 1, K.spacing, half=False)
+_define("signbit", 1, 1, K.signbit, "own")
+_define("isnan", 1, 1, torch.isnan, "bits")
+_define("isinf", 1, 1, torch.isinf, "bits")
+_define("isfinite", 1, 1, torch.isfinite, "bits")
+_define("heaviside", 2, 1, K.heaviside)
+_define("gcd", 2, 1, K.gcd, reorderable=True)
+_define("lcm", 2, 1, K.lcm, reorderable=True)
+_define("maximum", 2, 1, K.maximum, "ordered", reorderable=True)
+_define("minimum", 2, 1, K.minimum, "ordered", reorderable=True)
+_define("fmax", 2, 1, K.fmax, "ordered", reorderable=True)
+_define("fmin", 2, 1, K.fmin, "ordered", reorderable=True)
+_define("equal", 2, 1, torch.eq, "bits")
+_define("not_equal", 2, 1, torch.ne, "bits")
+_define("less", 2, 1, K.less, "ordered")
+_define("less_equal", 2, 1, K.less_equal, "ordered")
+_define("greater", 2, 1, K.greater, "ordered")
+_define("greater_equal", 2, 1, K.greater_equal, "ordered")
+_define("logical_and", 2, 1, K.logical_and, "bits", reorderable=True)
+_define("logical_or", 2, 1, K.logical_or, "bits", reorderable=True)
+_define("logical_xor", 2, 1, K.logical_xor, "bits", reorderable=True)
+_define("logical_not", 1, 1, K.logical_not, "bits")
+_define("bitwise_and", 2, 1, torch.bitwise_and, "bits", reorderable=True)
+_define("bitwise_or", 2, 1, torch.bitwise_or, "bits", reorderable=True)
+_define("bitwise_xor", 2, 1, torch.bitwise_xor, "bits", reorderable=True)
+_define("invert", 1, 1, torch.bitwise_not, "bits", aliases=("bitwise_not", "bitwise_invert"))
+_define("left_shift", 2, 1, torch.bitwise_left_shift, "bits", aliases=("bitwise_left_shift",))
+_define("right_shift", 2, 1, K.right_shift, "own", aliases=("bitwise_right_shift",))
+_define("bitwise_count", 1, 1, K.bitwise_count, "own")
+_define("conjugate", 1, 1, K.conjugate, "bits", aliases=("conj",))
+
+
+# ---- functions built from ufuncs ----------------------------------------------------------
+_clip_ufunc = ufunc("clip", 3, 1, lambda x, lo, hi: K.minimum(K.maximum(x, lo), hi), "ordered",
+                    np_ufunc=numpy._core.umath.clip)
+
+
+def clip(a, a_min=_NO_VALUE, a_max=_NO_VALUE, out=None, *, min=_NO_VALUE, max=_NO_VALUE, **kwargs):
+    """NumPy 2's clip: minimum(maximum(a, min), max), NaN propagating; Python int bounds
+    beyond an integer dtype's range are dropped rather than overflowing."""
+    if a_min is not _NO_VALUE or a_max is not _NO_VALUE:
+        if min is not _NO_VALUE or max is not _NO_VALUE:
+            raise ValueError("Passing `min` or `max` keyword argument when `a_min` and `a_max` "
+                             "are provided is forbidden.")
+    lo = a_min if a_min is not _NO_VALUE else (None if min is _NO_VALUE else min)
+    hi = a_max if a_max is not _NO_VALUE else (None if max is _NO_VALUE else max)
+    arr = asarray(a) if not isinstance(a, ndarray) else a
+    if arr.dtype.kind in "iu":
+        info = numpy.iinfo(arr.dtype.np)
+        if type(lo) is int and lo <= info.min:
+            lo = None
+        if type(hi) is int and hi >= info.max:
+            hi = None
+    if lo is None and hi is None:
+        return positive(arr, out=out, **kwargs)
+    if lo is None:
+        return minimum(arr, hi, out=out, **kwargs)
+    if hi is None:
+        return maximum(arr, lo, out=out, **kwargs)
+    return _clip_ufunc(arr, lo, hi, out=out, **kwargs)
+
+
+def around(a, decimals=0, out=None):
+    """NumPy's round: scale by 10**decimals, round half to even, scale back, each step
+    in the array's own dtype (so float16/float32 round as NumPy's do)."""
+    arr = asarray(a)
+    decimals = int(decimals)
+    if out is not None and not isinstance(out, ndarray):
+        raise TypeError("return arrays must be of ArrayType")
+    if arr.dtype.kind == "c":
+        result = arr.copy() if out is None else out
+        _round_into(arr.real, decimals, result.real)
+        _round_into(arr.imag, decimals, result.imag)
+        if out is None and result.ndim == 0:
+            result._scalar = True
+        return result
+    if decimals >= 0 and arr.dtype.kind in "iu":
+        if out is None:
+            return ndarray._wrap(arr._t.clone(), scalar=arr.ndim == 0)
+        out._t.copy_(cast_tensor(arr._t, out.dtype).expand(out.shape))
+        return out
+    if decimals == 0:
+        return rint(arr, out=out)
+    target = out
+    if target is None:
+        dt = _dtypes.float64.dtype if arr.dtype.kind in "iu" else arr.dtype
+        target = ndarray._wrap(torch.empty(arr._t.shape, dtype=dt.torch))
+    _round_into(arr, decimals, target)
+    if out is not None:
+        return out
+    result = ndarray._wrap(cast_tensor(target._t, arr.dtype), scalar=arr.ndim == 0)
+    return result
+
+
+def _round_into(arr, decimals, target):
+    scale = float(10.0 ** abs(decimals))
+    first, second = (multiply, true_divide) if decimals >= 0 else (true_divide, multiply)
+    if decimals == 0:
+        rint(arr, out=target)
+        return
+    first(arr, scale, out=target)
+    rint(target, out=target)
+    second(target, scale, out=target)
+
+
+round = around  # noqa: A001 - NumPy's name
+
+
+def fix(x, out=None):
+    """Round towards zero: ceil, then floor where x >= 0 (NumPy's own definition)."""
+    result = ceil(x, out=out)
+    if not isinstance(result, ndarray) or result.ndim == 0 and out is None:
+        result = ndarray._wrap(result._t.clone())
+    result = floor(x, out=result, where=greater_equal(x, 0))
+    if out is None and result.ndim == 0:
+        result = ndarray._wrap(result._t, scalar=True)
+    return result
+
+
+__all__ += ["clip", "around", "round", "fix"]

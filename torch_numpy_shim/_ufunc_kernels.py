@@ -1,0 +1,543 @@
+"""Torch kernels for the ufuncs, where NumPy's values differ from torch's own op.
+
+Each kernel receives tensors already in the loop's compute dtype (see
+``ufunc._to_compute_dtypes``) and returns fresh tensors (never an input). Branches
+look at dtypes only; values are handled with ``torch.where`` so the kernels trace.
+"""
+import math
+
+import torch
+
+INT64_MIN = -2 ** 63
+NARROW_UNSIGNED = (torch.uint16, torch.uint32)
+_LN2 = math.log(2.0)
+
+
+def _is_float(t):
+    return t.dtype.is_floating_point
+
+
+def _is_complex(t):
+    return t.dtype.is_complex
+
+
+def _zero(t):
+    return torch.zeros((), dtype=t.dtype)
+
+
+# ---- uint64 as int64 -----------------------------------------------------------------
+def uint64_to_ordered(t):
+    """uint64 -> int64 keeping the order (flip the top bit), for comparisons/max/min."""
+    return torch.bitwise_xor(t.view(torch.int64), INT64_MIN)
+
+
+def compare_int64_with_uint64(compare, a, b):
+    """NumPy's mixed int64/uint64 comparison loops: a negative int64 is below every
+    uint64 (the answer of ``compare(-1, 0)``); otherwise compare in the ordered space."""
+    def ordered(t):
+        return uint64_to_ordered(t) if t.dtype == torch.uint64 else torch.bitwise_xor(t, INT64_MIN)
+    negative_one, zero = torch.full((), -1, dtype=torch.int64), torch.zeros((), dtype=torch.int64)
+    result = compare(ordered(a), ordered(b))
+    if a.dtype == torch.int64:
+        return torch.where(a < 0, compare(negative_one, zero), result)
+    return torch.where(b < 0, compare(zero, negative_one), result)
+
+
+def ordered_to_uint64(t):
+    """Inverse of ``uint64_to_ordered``, as the int64 bit pattern of the uint64 value."""
+    return torch.bitwise_xor(t, INT64_MIN)
+
+
+# ---- arithmetic ------------------------------------------------------------------------
+def _complex_parts(op, a, b):
+    """Part-wise complex add/subtract: torch's ``alpha`` multiply turns 0 + inf*j into nan."""
+    return torch.complex(op(torch.real(a), torch.real(b)), op(torch.imag(a), torch.imag(b)))
+
+
+def add(a, b):
+    if _is_complex(a):
+        return _complex_parts(torch.add, a, b)
+    return torch.logical_or(a, b) if a.dtype == torch.bool else torch.add(a, b)
+
+
+def subtract(a, b):
+    return _complex_parts(torch.sub, a, b) if _is_complex(a) else torch.sub(a, b)
+
+
+def multiply(a, b):
+    return torch.logical_and(a, b) if a.dtype == torch.bool else torch.mul(a, b)
+
+
+def _safe_int_divisor(b):
+    """Divisor with 0 and -1 replaced by 1: NumPy answers those itself (0, and -a
+    wrapping for MIN // -1) where torch would fault."""
+    bad = (b == 0) | (b == -1) if b.dtype.is_signed else b == 0
+    return torch.where(bad, torch.ones((), dtype=b.dtype), b)
+
+
+def _float_divmod(a, b):
+    """NumPy's npy_divmod: Python's sign rules, the quotient snapped to an integer."""
+    mod = torch.fmod(a, b)
+    div = (a - mod) / b
+    fix = (mod != 0) & ((b < 0) != (mod < 0))
+    mod = torch.where(fix, mod + b, torch.where(mod != 0, mod, torch.copysign(_zero(b), b)))
+    div = torch.where(fix, div - 1, div)
+    floordiv = torch.floor(div)
+    floordiv = torch.where(div - floordiv > 0.5, floordiv + 1, floordiv)
+    floordiv = torch.where(div == 0, torch.copysign(_zero(a), a / b), floordiv)
+    floordiv = torch.where(b == 0, a / b, floordiv)
+    return floordiv, mod
+
+
+def floor_divide(a, b):
+    if _is_float(a):
+        return _float_divmod(a, b)[0]
+    q = torch.div(a, _safe_int_divisor(b), rounding_mode="floor")
+    if a.dtype.is_signed:
+        q = torch.where(b == -1, torch.neg(a), q)
+    return torch.where(b == 0, _zero(q), q)
+
+
+def remainder(a, b):
+    if _is_float(a):
+        return _float_divmod(a, b)[1]
+    r = torch.remainder(a, _safe_int_divisor(b))
+    return torch.where(b == 0, _zero(r), r)
+
+
+def divmod_(a, b):
+    if _is_float(a):
+        return _float_divmod(a, b)
+    return floor_divide(a, b), remainder(a, b)
+
+
+def fmod(a, b):
+    if _is_float(a):
+        return torch.fmod(a, b)
+    r = torch.fmod(a, _safe_int_divisor(b))
+    return torch.where(b == 0, _zero(r), r)
+
+
+def power(a, b):
+    if _is_complex(a):
+        return _complex_power(a, b)
+    if _is_float(a):
+        return torch.pow(a, b)
+    if a.dtype == torch.bool:
+        return torch.pow(a.to(torch.int8), b.to(torch.int8)).to(torch.bool)
+    if a.dtype == torch.uint64:
+        return _uint64_power(a.view(torch.int64), b.view(torch.int64))
+    empty = torch.broadcast_shapes(a.shape, b.shape).numel() == 0
+    if b.dtype.is_signed and not empty and bool((b < 0).any()):  # NumPy checks values
+        raise ValueError("Integers to negative integer powers are not allowed.")
+    return torch.pow(a, b)
+
+
+def _complex_power(a, b):
+    """NumPy's special cases: z**0 is 1; 0**w is 0 when Re(w) > 0, else nan."""
+    result = torch.where(_small_integer_exponent(b), _complex_integer_power(a, b), torch.pow(a, b))
+    a_zero = a == 0
+    positive_real = torch.real(b) > 0
+    nan = torch.full((), complex(math.nan, math.nan), dtype=result.dtype)
+    result = torch.where(a_zero, torch.where(positive_real, torch.zeros((), dtype=result.dtype), nan), result)
+    return torch.where(b == 0, torch.ones((), dtype=result.dtype), result)
+
+
+def _small_integer_exponent(b):
+    re = torch.real(b)
+    return (torch.imag(b) == 0) & (re == torch.round(re)) & (torch.abs(re) < 100)
+
+
+def _complex_integer_power(a, b):
+    """NumPy's nc_pow for integral |n| < 100: a, a*a, a*a*a, else square-and-multiply
+    starting from 1 (then 1/r for negative n), with NumPy's multiplication order."""
+    re = torch.real(b)
+    n = torch.abs(torch.where(_small_integer_exponent(b), re, torch.zeros_like(re))).to(torch.int64)
+    acc = torch.ones_like(a * b)
+    square = a * torch.ones_like(acc)
+    for bit in range(7):
+        use = torch.bitwise_and(n, 1 << bit) != 0
+        acc = torch.where(use, acc * square, acc)
+        square = square * square
+    acc = torch.where(re < 0, 1 / acc, acc)
+    acc = torch.where(n == 3, a * a * a, acc)
+    acc = torch.where(n == 2, a * a, acc)
+    return torch.where(n == 1, a * torch.ones_like(acc), acc)
+
+
+def float_power(a, b):
+    return _complex_power(a, b) if _is_complex(a) else torch.pow(a, b)
+
+
+def _uint64_power(a, b):
+    """x**e mod 2**64 on uint64 bit patterns held in int64: odd x has multiplicative
+    order dividing 2**62, even x vanishes once e >= 64."""
+    small_e = torch.bitwise_and(b, 2 ** 62 - 1)
+    big_e = (b < 0) | (b >= 64)
+    even = torch.bitwise_and(a, 1) == 0
+    result = torch.pow(a, small_e)
+    return torch.where(even & big_e, _zero(result), result)
+
+
+def gcd(a, b):
+    """torch's Euclid loop can meet MIN % -1 (a hardware fault) when an operand is the
+    dtype's minimum; gcd(MIN, b) is b's lowest set bit (MIN itself when b is 0 or MIN)."""
+    if a.dtype == torch.bool or not a.dtype.is_signed:
+        return torch.gcd(a, b)
+    low = torch.iinfo(a.dtype).min
+    one = torch.ones((), dtype=a.dtype)
+    g = torch.gcd(torch.where(a == low, one, a), torch.where(b == low, one, b))
+    minimum = torch.full((), low, dtype=a.dtype)
+    a_low = torch.where(b == 0, minimum, torch.bitwise_and(b, -b))
+    b_low = torch.where(a == 0, minimum, torch.bitwise_and(a, -a))
+    return torch.where(a == low, a_low, torch.where(b == low, b_low, g))
+
+
+def lcm(a, b):
+    """NumPy's |a| / gcd * |b|, wrapping like NumPy's (abs(MIN) stays MIN); 0 for gcd 0."""
+    g = gcd(a, b)
+    zero = g == 0
+    safe = torch.where(zero, torch.ones((), dtype=g.dtype), g)
+    magnitude_a = torch.abs(a) if a.dtype.is_signed else a
+    magnitude_b = torch.abs(b) if b.dtype.is_signed else b
+    return torch.where(zero, _zero(g), torch.div(magnitude_a, safe, rounding_mode="trunc") * magnitude_b)
+
+
+def absolute(t):
+    if t.dtype == torch.bool or t.dtype in (torch.uint8, torch.uint64):
+        return t.clone()
+    return torch.abs(t)
+
+
+def sign(t):
+    if t.dtype == torch.uint64:
+        return (t != 0).to(torch.uint64)
+    if _is_complex(t):
+        return _complex_sign(t)
+    if _is_float(t):
+        return torch.where(torch.isnan(t), t, torch.sign(t))
+    return torch.sign(t)
+
+
+def _complex_sign(z):
+    """NumPy 2: z / |z|; 0 -> 0; one infinite part -> the unit in that direction."""
+    re, im = torch.real(z), torch.imag(z)
+    mag = torch.abs(z)
+    unit = z / torch.complex(mag, torch.zeros_like(mag))
+    re_inf, im_inf = torch.isinf(re), torch.isinf(im)
+    zero_r = torch.zeros_like(re)
+    towards_re = torch.complex(torch.sign(re), zero_r)
+    towards_im = torch.complex(zero_r, torch.sign(im))
+    unit = torch.where(re_inf & ~im_inf, towards_re, unit)
+    unit = torch.where(im_inf & ~re_inf, towards_im, unit)
+    nan = torch.full((), complex(math.nan, math.nan), dtype=z.dtype)
+    unit = torch.where(re_inf & im_inf, nan, unit)
+    return torch.where(mag == 0, torch.zeros((), dtype=z.dtype), unit)
+
+
+def reciprocal(t):
+    if _is_float(t) or _is_complex(t):
+        return torch.reciprocal(t)
+    if t.dtype == torch.uint64:
+        return (t == 1).to(torch.uint64)
+    one = (t == 1).to(t.dtype)
+    if t.dtype.is_signed:
+        one = torch.where(t == -1, torch.full((), -1, dtype=t.dtype), one)
+    if t.dtype in (torch.int32, torch.int64):  # NumPy: (int)(1.0 / 0) is MIN on x86
+        one = torch.where(t == 0, torch.full((), torch.iinfo(t.dtype).min, dtype=t.dtype), one)
+    return one
+
+
+def cbrt(t):
+    """Real cube root, odd in x, refined by one Newton step in float64."""
+    x = t.to(torch.float64)
+    r = torch.sign(x) * torch.abs(x).pow(1.0 / 3.0)
+    refined = r - (r - x / (r * r)) / 3.0
+    r = torch.where(torch.isfinite(r) & (r != 0), refined, r)
+    return torch.where(torch.isnan(x), x, r)
+
+
+def square(t):
+    return torch.logical_and(t, t) if t.dtype == torch.bool else t * t
+
+
+def _scale_complex(z, factor):
+    """Multiply real and imaginary parts separately (complex * real, as NumPy does)."""
+    return torch.complex(torch.real(z) * factor, torch.imag(z) * factor)
+
+
+def exp2(t):
+    return torch.exp(_scale_complex(t, _LN2)) if _is_complex(t) else torch.exp2(t)
+
+
+def expm1(z):
+    if not _is_complex(z):
+        return torch.expm1(z)
+    re, im = torch.real(z), torch.imag(z)
+    half = torch.sin(im / 2)
+    return torch.complex(torch.expm1(re) * torch.cos(im) - 2 * half * half, torch.exp(re) * torch.sin(im))
+
+
+def log2(t):
+    return _scale_complex(torch.log(t), 1 / _LN2) if _is_complex(t) else torch.log2(t)
+
+
+def log1p(t):
+    return torch.log(1 + t) if _is_complex(t) else torch.log1p(t)
+
+
+def _logaddexp_with(log1p_of_exp, same):
+    """NumPy's formulation: equal inputs give x + log(2) exactly (also for infinities),
+    otherwise the larger plus log1p(exp(-|difference|))."""
+    def kernel(x, y):
+        diff = x - y
+        larger = torch.where(diff > 0, x, y)
+        result = larger + log1p_of_exp(-torch.abs(diff))
+        result = torch.where(torch.isnan(diff), diff, result)
+        return torch.where(x == y, x + same, result)
+    return kernel
+
+
+logaddexp = _logaddexp_with(lambda v: torch.log1p(torch.exp(v)), math.log(2.0))
+logaddexp2 = _logaddexp_with(lambda v: torch.log1p(torch.exp2(v)) / _LN2, 1.0)
+
+
+def deg2rad(t):
+    return t * (math.pi / 180.0)
+
+
+def rad2deg(t):
+    return t * (180.0 / math.pi)
+
+
+def rint(t):
+    if _is_complex(t):
+        return torch.complex(torch.round(torch.real(t)), torch.round(torch.imag(t)))
+    return torch.round(t)
+
+
+def _float_only(op):
+    def kernel(t):
+        return op(t) if _is_float(t) else t.clone()
+    kernel.__name__ = op.__name__
+    return kernel
+
+
+floor = _float_only(torch.floor)
+ceil = _float_only(torch.ceil)
+trunc = _float_only(torch.trunc)
+
+
+def modf(t):
+    whole = torch.trunc(t)
+    frac = torch.where(torch.isinf(t), torch.copysign(_zero(t), t), t - whole)
+    return frac, whole
+
+
+def frexp(t):
+    mantissa, exponent = torch.frexp(t)
+    return mantissa, exponent
+
+
+def _pow2(k):
+    """2.0**k as float64 for integer k in [-1022, 1023], built from the exponent bits."""
+    return torch.bitwise_left_shift(k + 1023, 52).view(torch.float64)
+
+
+def ldexp(x, n):
+    """x * 2**n with one rounding: frexp splits x, the scaling runs in two exact steps."""
+    mantissa, exponent = torch.frexp(x.to(torch.float64))
+    k = exponent.to(torch.int64) + torch.clamp(n.to(torch.int64), -10000, 10000)
+    k = torch.clamp(k, -1200, 1200)
+    shift = torch.where(k < -1000, 200, torch.where(k > 1000, -200, 0))
+    return mantissa * _pow2(k + shift) * _pow2(-shift)
+
+
+def nextafter(x, y):
+    return torch.nextafter(x, y)
+
+
+def spacing(t):
+    inf = torch.full((), math.inf, dtype=t.dtype)
+    if t.dtype == torch.float16:  # NumPy's half spacing always steps towards +inf
+        gap = torch.nextafter(t, inf) - t
+    else:
+        gap = torch.nextafter(t, torch.copysign(inf, t)) - t
+        gap = torch.where(t == 0, torch.nextafter(_zero(t), inf), gap)
+    return torch.where(torch.isfinite(t), gap, torch.full((), math.nan, dtype=t.dtype))
+
+
+def signbit(t):
+    if t.dtype == torch.bool or not (t.dtype.is_signed or _is_float(t)):
+        return torch.zeros(t.shape, dtype=torch.bool)
+    return torch.signbit(t)
+
+
+def heaviside(x, h):
+    one = torch.ones((), dtype=x.dtype)
+    step = torch.where(x < 0, _zero(x), torch.where(x > 0, one, h))
+    return torch.where(torch.isnan(x), x, step)
+
+
+# ---- ordering (complex numbers order lexicographically in NumPy) ------------------------
+def _complex_less(a, b, or_equal):
+    ar, ai, br, bi = torch.real(a), torch.imag(a), torch.real(b), torch.imag(b)
+    tail = ai <= bi if or_equal else ai < bi
+    return (ar < br) | ((ar == br) & tail)
+
+
+def less(a, b):
+    return _complex_less(a, b, False) if _is_complex(a) else torch.lt(a, b)
+
+
+def less_equal(a, b):
+    return _complex_less(a, b, True) if _is_complex(a) else torch.le(a, b)
+
+
+def greater(a, b):
+    return _complex_less(b, a, False) if _is_complex(a) else torch.gt(a, b)
+
+
+def greater_equal(a, b):
+    return _complex_less(b, a, True) if _is_complex(a) else torch.ge(a, b)
+
+
+def _has_nan(z):
+    return torch.isnan(torch.real(z)) | torch.isnan(torch.imag(z))
+
+
+def _complex_pick(a, b, a_wins, nan_wins):
+    """NaN-propagating (nan_wins) or NaN-ignoring choice between complex values."""
+    a_nan, b_nan = _has_nan(a), _has_nan(b)
+    chosen = torch.where(a_wins, a, b)
+    if nan_wins:
+        return torch.where(a_nan, a, torch.where(b_nan, b, chosen))
+    return torch.where(a_nan, b, torch.where(b_nan, a, chosen))
+
+
+def maximum(a, b):
+    if _is_complex(a):
+        return _complex_pick(a, b, greater_equal(a, b), True)
+    if a.dtype == torch.bool:
+        return torch.logical_or(a, b)
+    return torch.maximum(a, b)
+
+
+def minimum(a, b):
+    if _is_complex(a):
+        return _complex_pick(a, b, less_equal(a, b), True)
+    if a.dtype == torch.bool:
+        return torch.logical_and(a, b)
+    return torch.minimum(a, b)
+
+
+def fmax(a, b):
+    if _is_complex(a):
+        return _complex_pick(a, b, greater_equal(a, b), False)
+    if not _is_float(a):
+        return maximum(a, b)
+    return torch.fmax(a, b)
+
+
+def fmin(a, b):
+    if _is_complex(a):
+        return _complex_pick(a, b, less_equal(a, b), False)
+    if not _is_float(a):
+        return minimum(a, b)
+    return torch.fmin(a, b)
+
+
+# ---- logic and bits ------------------------------------------------------------------------
+def logical_and(a, b):
+    return torch.logical_and(a != 0, b != 0)
+
+
+def logical_or(a, b):
+    return torch.logical_or(a != 0, b != 0)
+
+
+def logical_xor(a, b):
+    return torch.logical_xor(a != 0, b != 0)
+
+
+def logical_not(t):
+    return t == 0
+
+
+def right_shift(x, s):
+    if x.dtype != torch.uint64:
+        return torch.bitwise_right_shift(x, s)
+    bits, count = x.view(torch.int64), s.view(torch.int64)
+    shifted = torch.bitwise_right_shift(bits, count)  # arithmetic: clear the sign fill
+    keep = torch.bitwise_left_shift(torch.ones((), dtype=torch.int64), 64 - count) - 1
+    logical = torch.bitwise_and(shifted, keep)
+    return torch.where((count < 0) | (count >= 64), torch.zeros((), dtype=torch.int64), logical)
+
+
+def bitwise_count(t):
+    """Population count of |x| (NumPy counts the magnitude of signed integers)."""
+    v = t.view(torch.int64) if t.dtype == torch.uint64 else t.to(torch.int64)
+    if t.dtype.is_signed:
+        v = torch.abs(v)
+    m1, m2, m4 = 0x5555555555555555, 0x3333333333333333, 0x0F0F0F0F0F0F0F0F
+    v = v - torch.bitwise_and(torch.bitwise_right_shift(v, 1), m1)
+    v = torch.bitwise_and(v, m2) + torch.bitwise_and(torch.bitwise_right_shift(v, 2), m2)
+    v = torch.bitwise_and(v + torch.bitwise_right_shift(v, 4), m4)
+    v = torch.bitwise_and(torch.bitwise_right_shift(v * 0x0101010101010101, 56), 0x7F)
+    return v.to(torch.uint8)
+
+
+def conjugate(t):
+    return torch.conj_physical(t) if _is_complex(t) else t.clone()
+
+
+# ---- reductions and scans torch has natively --------------------------------------------
+def last_axis(x, axes):
+    """Move ``axes`` to the end and merge them into one."""
+    rest = [i for i in range(x.ndim) if i not in axes]
+    moved = x.permute(*rest, *axes)
+    return moved.reshape(*[x.shape[i] for i in rest], -1)
+
+
+def fast_reduce(name, x, axes):
+    """A single torch reduction giving NumPy's answer, or None when there is none."""
+    dt = x.dtype
+    if dt == torch.float16 and name in ("add", "multiply"):
+        result = fast_reduce(name, x.to(torch.float32), axes)
+        return result.to(torch.float16)
+    if dt in NARROW_UNSIGNED and name in ("add", "multiply", "maximum", "minimum"):
+        return fast_reduce(name, x.to(torch.int64), axes).to(dt)
+    if dt == torch.uint64:
+        if name in ("add", "multiply"):
+            return fast_reduce(name, x.view(torch.int64), axes).view(torch.uint64)
+        if name in ("maximum", "minimum"):
+            return ordered_to_uint64(fast_reduce(name, uint64_to_ordered(x), axes)).view(torch.uint64)
+        return None
+    if dt == torch.bool and name in ("add", "maximum", "logical_or"):
+        return torch.any(last_axis(x, axes), dim=-1)
+    if dt == torch.bool and name in ("multiply", "minimum", "logical_and"):
+        return torch.all(last_axis(x, axes), dim=-1)
+    if name == "add":
+        return torch.sum(x, dim=axes, dtype=dt)
+    if name == "multiply":
+        return torch.prod(last_axis(x, axes), dim=-1, dtype=dt)
+    if name == "maximum" and not _is_complex(x):
+        return torch.amax(x, dim=axes)
+    if name == "minimum" and not _is_complex(x):
+        return torch.amin(x, dim=axes)
+    return None
+
+
+def fast_accumulate(name, x, axis):
+    dt = x.dtype
+    if dt in NARROW_UNSIGNED and name in ("add", "multiply"):
+        return fast_accumulate(name, x.to(torch.int64), axis).to(dt)
+    if dt == torch.uint64 and name in ("add", "multiply"):
+        return fast_accumulate(name, x.view(torch.int64), axis).view(torch.uint64)
+    if dt in (torch.bool, torch.float16):  # NumPy rounds every partial result
+        return None
+    if name == "add":
+        return torch.cumsum(x, dim=axis, dtype=dt)
+    if name == "multiply":
+        return torch.cumprod(x, dim=axis, dtype=dt)
+    return None
