@@ -16,17 +16,17 @@ def requested_device(explicit=None):
 
 
 def default_device():
-    """torch's default device (``with torch.device(...)`` or set_default_device), found
-    without creating a tensor: asking torch itself would initialize CUDA."""
-    if torch._C._len_torch_function_stack():   # cheap test first: the hot path has no modes
+    """torch's default device (``with torch.device(...)`` or set_default_device, both of
+    which push a DeviceContext mode), found without creating a tensor: asking torch
+    itself would initialize CUDA. The hot path, with no modes, is one C call."""
+    if torch._C._len_torch_function_stack():
         from torch.overrides import _get_current_function_mode_stack
         from torch.utils._device import DeviceContext
 
         for mode in reversed(_get_current_function_mode_stack()):
             if isinstance(mode, DeviceContext):
                 return mode.device
-    context = getattr(torch._GLOBAL_DEVICE_CONTEXT, "device_context", None)
-    return context.device if context is not None else _CPU
+    return _CPU
 
 
 _CPU = torch.device("cpu")

@@ -369,7 +369,8 @@ class Generator:
 
 
 def _torch_generator(seed_value):
-    gen = torch.Generator(device=torch.get_default_device())
+    device = torch.get_default_device()
+    gen = torch.Generator(device=device if device.type not in ("meta",) else "cpu")
     if seed_value is None:
         gen.seed()
     else:
