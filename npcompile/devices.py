@@ -26,10 +26,10 @@ def default_device():
         for mode in reversed(_get_current_function_mode_stack()):
             if isinstance(mode, DeviceContext):
                 return mode.device
-    return _CPU
+    return CPU
 
 
-_CPU = torch.device("cpu")
+CPU = torch.device("cpu")
 
 
 def ensure_available(device):

@@ -183,22 +183,29 @@ class JitFunction:
         return sum(1 for e in every if e.compiled is not None)
 
     def __call__(self, *args, **kwargs):
-        if not config.trace_numpy:
-            return self.fn(*args, **kwargs)
-        if config.eager_shim:
-            return _run_on_shim(self.fn, args, kwargs)
-        device = self._device or devices.default_device()
-        if device.type == "cpu":
-            entries = self.entries
+        if self._device is None and not torch._C._len_torch_function_stack():
+            entries, self._call_device = self.entries, devices.CPU   # the hot path
         else:
-            devices.ensure_available(device)
-            entries = self.device_entries.setdefault(device, [])
-        self._call_device = device
-        L = self.bind(args, kwargs)
-        result = self._segment(entries, L, None, lambda: self.fn(*args, **kwargs))
+            entries = self._entries_for(self._device or devices.default_device())
+        if not config.trace_numpy or config.eager_shim:
+            return self.fn(*args, **kwargs) if not config.trace_numpy else _run_on_shim(self.fn, args, kwargs)
+        L = args if not kwargs and self._simple and len(args) == self._argcount else self.bind(args, kwargs)
+        for entry in entries:   # inline for speed; fallbacks and explain() take _segment
+            if entry.compiled is not None and self.events is None and entry.guard(L):
+                result = entry.run(L, None)
+                break
+        else:
+            result = self._segment(entries, L, None, lambda: self.fn(*args, **kwargs))
         while type(result) is Resume:
             result = self._resume(result.frames)
         return result
+
+    def _entries_for(self, device):
+        self._call_device = device
+        if device.type == "cpu":
+            return self.entries
+        devices.ensure_available(device)
+        return self.device_entries.setdefault(device, [])
 
     def _resume(self, frames):
         runner = RealRunner(frames, self._call_at_break)
