@@ -67,6 +67,16 @@ class Frame:
         del self.stack[-n:]
         return values
 
+    def return_value(self):
+        """Pop the value RETURN_VALUE hands the caller: a generator frame gives an
+        iterator over what it yielded, an inlined constructor the new object."""
+        value = self.stack.pop()
+        if self.yielded is not None:
+            value = iter(self.yielded)
+        if self.returns_instead is not NO_VALUE:
+            value = self.returns_instead
+        return value
+
     @property
     def top(self):
         return self.stack[-1]

@@ -207,11 +207,7 @@ class Tracer:
             if inst.starts_line is not None:
                 frame.lineno = inst.starts_line
             if inst.opname == "RETURN_VALUE":
-                value = frame.pop()
-                if frame.yielded is not None:
-                    value = iter(frame.yielded)
-                if frame.returns_instead is not NO_VALUE:
-                    value = frame.returns_instead
+                value = frame.return_value()
                 frames.pop()
                 if len(frames) == depth:
                     return value

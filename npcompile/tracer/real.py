@@ -7,7 +7,6 @@ real NumPy, print prints, data-dependent branches look at the data.
 """
 import builtins
 
-from .frame import NO_VALUE
 from .opcodes import HANDLERS
 
 _CALL_OPCODES = {"CALL", "CALL_FUNCTION_EX"}
@@ -103,11 +102,7 @@ class RealRunner:
             inst = frame.instructions[frame.ip]
             if inst.opname == "RETURN_VALUE":
                 frame.ip += 1
-                value = frame.pop()
-                if frame.yielded is not None:
-                    value = iter(frame.yielded)
-                if frame.returns_instead is not NO_VALUE:
-                    value = frame.returns_instead
+                value = frame.return_value()
                 frames.pop()
                 if not frames:
                     return value
