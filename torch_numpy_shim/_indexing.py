@@ -15,6 +15,7 @@ import warnings
 
 import numpy
 import torch
+from torch.multiprocessing.reductions import StorageWeakRef
 
 from . import _coerce, _dtypes
 from ._errors import ComplexWarning
@@ -366,11 +367,8 @@ def _detach_from(t, target_arr, value):
         return t
     if _root(value) is _root(target_arr):
         return t.clone()
-    try:
-        same = t.untyped_storage().data_ptr() == target_arr._t.untyped_storage().data_ptr()
-    except RuntimeError:  # fake tensors have no data pointer: assume they may alias
-        same = True
-    return t.clone() if same else t
+    same = StorageWeakRef(t.untyped_storage()) == StorageWeakRef(target_arr._t.untyped_storage())
+    return t.clone() if same else t  # storage identity: works for fake tensors too
 
 
 def setitem(arr, key, value):

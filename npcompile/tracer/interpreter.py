@@ -319,11 +319,11 @@ class Tracer:
             return numpy_map.to_shim(value)
         bound_to = getattr(value, "__self__", None)
         if isinstance(value, types.BuiltinMethodType) and not isinstance(bound_to, types.ModuleType):
-            # a C method bound to a fresh object (e.g. rng.permutation): same method name
-            # on the same type of object, not the same object
-            g.type_is(sources.attribute(source, "__self__"), bound_to)
+            # a C method bound to some object (list.append, rng.permutation): the same
+            # method of the lifted object, so its effects go where the object's go
             g.equals(sources.attribute(source, "__name__"), value.__name__)
-        elif isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type,
+            return getattr(self.lift(bound_to, sources.attribute(source, "__self__")), value.__name__)
+        if isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type,
                                 numpy.ufunc, types.MethodType, types.CellType)):
             g.identity(source, value)
         else:
