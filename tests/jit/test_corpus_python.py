@@ -508,9 +508,8 @@ CASES = [
     ("return_none_after_mutation", return_none_after_mutation, (VEC,), {}),
 ]
 
-XFAIL = {
-    "zip_dict_comprehension": "shim _statistics: quantile validates q by value: data-dependent break",
-}
+XFAIL = {}
+
 
 def _params():
     for name, fn, args, kwargs in CASES:
