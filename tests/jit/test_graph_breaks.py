@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import npcompile
-from tests.jit.harness import check_jit
+from tests.jit.harness import CountingBackend, check_jit
 
 
 def toy_example(a, b):
@@ -332,3 +332,78 @@ def test_graph_break_log(caplog):
         npcompile.set_logs()
     messages = [r.getMessage() for r in caplog.records if "graph break" in r.getMessage()]
     assert len(messages) == 1 and "print" in messages[0]
+
+
+# ---- escape hatches and modes ---------------------------------------------------------------
+def test_numpy_op_keeps_unsupported_numpy_inside_one_graph():
+    @npcompile.numpy_op
+    def bessel_shift(x):
+        return np.i0(x) + np.datetime_data(np.dtype("M8[s]"))[1]   # datetime: refused by the shim
+
+    def f(a):
+        b = np.sin(a)
+        return bessel_shift(b) * 2, np.sum(bessel_shift(b))
+
+    jitted = check_jit(f, np.linspace(0, 1, 5), graphs=1, breaks=0, calls=2)
+    ops = [str(n.target) for n in jitted.entries[0].capture.gm.graph.nodes if n.op == "call_function"]
+    assert any("npcompile" in op for op in ops)
+    np.testing.assert_allclose(bessel_shift(np.zeros(2)), np.i0(np.zeros(2)) + 1)  # plain call
+
+
+def test_trace_numpy_false_runs_plain_numpy():
+    backend = CountingBackend()
+    jitted = npcompile.jit(lambda a: np.cumsum(a) * 2, backend=backend)
+    npcompile.config.trace_numpy = False
+    try:
+        np.testing.assert_array_equal(jitted(np.arange(4)), np.cumsum(np.arange(4)) * 2)
+    finally:
+        npcompile.config.trace_numpy = True
+    assert not backend.graphs
+
+
+def test_eager_shim_debug_mode():
+    npcompile.config.eager_shim = True
+    try:
+        a = np.arange(4.0)
+        result = npcompile.jit(toy_example, backend="eager")(a, -np.ones(4))
+    finally:
+        npcompile.config.eager_shim = False
+    np.testing.assert_allclose(result, toy_example(a, -np.ones(4)))
+    assert isinstance(result, np.ndarray)
+
+
+def failing_backend(gm, example_inputs):
+    raise RuntimeError("backend exploded")
+
+
+def test_backend_failure_is_a_clear_error_and_inputs_stay_intact():
+    a = np.arange(3.0)
+    with pytest.raises(npcompile.runtime.BackendFailed, match="backend exploded"):
+        npcompile.jit(lambda x: x.__iadd__(1) * 2, backend=failing_backend)(a)
+    np.testing.assert_array_equal(a, np.arange(3.0))
+
+
+def test_suppress_errors_falls_back_to_eager_with_one_warning():
+    npcompile.config.suppress_errors = True
+    try:
+        a = np.arange(3.0)
+        jitted = npcompile.jit(lambda x: x * 2 + 1, backend=failing_backend)
+        with pytest.warns(UserWarning, match="running that graph eagerly"):
+            result = jitted(a)
+        np.testing.assert_array_equal(result, a * 2 + 1)
+        np.testing.assert_array_equal(jitted(a), a * 2 + 1)  # cached: no second warning
+    finally:
+        npcompile.config.suppress_errors = False
+
+
+def loop_with_print(u, n):
+    for i in range(n):
+        print("step", i)
+        u = u * 0.5 + i
+    return u
+
+
+def test_break_inside_a_loop_does_not_recompile_per_iteration(capsys):
+    jitted = check_jit(loop_with_print, np.ones(3), 40, graphs=None, calls=2)
+    assert jitted.compile_count <= 6
+    assert capsys.readouterr().out.count("step 39") == 4
