@@ -10,6 +10,15 @@ How values are computed, chosen from dtype metadata only:
   numbers lexicographically (real part, then imaginary part), as NumPy does;
 - mean, var and std follow the steps of NumPy's own ``_methods`` (sum in the loop
   dtype, store, divide in place), so ``out=`` of any dtype casts exactly as NumPy's.
+
+float16 sums and products accumulate in float32 and round once, as NumPy does along
+contiguous data; NumPy rounds every step when it reduces along an outer axis, so
+results there can differ by rounding, and on overflow (inf where float32 stays finite).
+
+Known limitation: a complex product that meets inf/NaN or overflows depends on the
+order of the multiplications (0 * inf is NaN), and torch's kernels (which also start
+cumprod from the identity 1) do not multiply in NumPy's order; such products can
+differ from NumPy in which parts are NaN. Finite complex products agree to rounding.
 """
 import builtins
 import math
@@ -64,13 +73,13 @@ def _default_accumulator(dt):
 
 
 def _loop_dtype(input_dt, dtype, out):
-    """The dtype NumPy accumulates in: ``dtype=``, else out's dtype when the input
-    casts to it safely (float16 input into a float32 ``out`` sums in float32), else
-    the default accumulator."""
+    """The dtype NumPy accumulates in: ``dtype=``, else the promotion of the input with
+    out's dtype (float16 into a float32 ``out`` sums in float32; uint64 into an int64
+    ``out`` sums in float64), else the default accumulator."""
     if dtype is not None:
         return dtype
-    if out is not None and _dtypes.can_cast(input_dt, out.dtype, "safe"):
-        return out.dtype
+    if out is not None:
+        return _dtypes.promote_types(input_dt, out.dtype)
     return _default_accumulator(input_dt)
 
 
@@ -93,6 +102,15 @@ def _exact(op, dt, *tensors):
     if not _is_integral(dt):
         return op(*tensors)
     return _from_int64_bits(op(*(_int64_bits(t) for t in tensors)), dt)
+
+
+def _add_or_subtract(op, dt, x, y):
+    """``op`` (torch.add/torch.sub) as NumPy computes it. Complex parts are combined one
+    by one: torch adds complex tensors as ``x + 1*y``, and that complex multiply turns
+    an infinite part into NaN (0 * inf) where NumPy keeps it."""
+    if dt.kind == "c":
+        return torch.complex(op(x.real, y.real), op(x.imag, y.imag))
+    return _exact(op, dt, x, y)
 
 
 def _orderable(t):
@@ -215,9 +233,13 @@ def _sum_tensor(t, axes, loop, mask=None):
 
 
 def _prod_tensor(t, axes, loop, mask=None):
+    """Product over ``axes``; float16 multiplies in float32 and rounds once, as NumPy's
+    loop does along contiguous data (so 256 * 256 * 0 is 0, not inf * 0)."""
     x = cast_tensor(t, loop)
     if mask is not None:
         x = torch.where(mask, x, torch.ones((), dtype=x.dtype))
+    if x.dtype == torch.float16:
+        return torch.prod(_to_last(x.to(torch.float32), axes), -1).to(torch.float16)
     return _exact(lambda v: torch.prod(_to_last(v, axes), -1), loop, x)
 
 
@@ -241,7 +263,7 @@ def _sum_or_prod(a, axis, dtype, out, keepdims, initial, where, product):
     r = (_prod_tensor if product else _sum_tensor)(a._t, axes, loop, mask)
     if initial is not None and initial is not _NO_VALUE:
         start = _initial_tensor(initial, loop)
-        r = _exact(torch.mul if product else torch.add, loop, r, start)
+        r = _exact(torch.mul, loop, r, start) if product else _add_or_subtract(torch.add, loop, r, start)
     return _deliver(_shaped(r, a.shape, axes, keepdims), out)
 
 
@@ -340,7 +362,7 @@ def _variance(a, axes, dtype, out, ddof, keepdims, mask, mean_):
     deviation_dt = _dtypes.result_type(a, center if mean_ is None else mean_)
     if deviation_dt.kind == "b":
         raise TypeError("numpy boolean subtract, the `-` operator, is not supported")
-    deviation = _exact(torch.sub, deviation_dt, cast_tensor(a._t, deviation_dt),
+    deviation = _add_or_subtract(torch.sub, deviation_dt, cast_tensor(a._t, deviation_dt),
                        cast_tensor(center._t, deviation_dt))
     squares = _squared_magnitude(deviation, deviation_dt)
     loop = _loop_dtype(_from_torch(squares), dtype, out)
@@ -494,7 +516,7 @@ def ptp(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=Fals
     if dt.kind == "b":
         raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
                         "bitwise_xor, the `^` operator, or the logical_xor function instead.")
-    difference = _exact(torch.sub, dt, cast_tensor(high._t, dt), cast_tensor(low._t, dt))
+    difference = _add_or_subtract(torch.sub, dt, cast_tensor(high._t, dt), cast_tensor(low._t, dt))
     if out is None:
         return _deliver(difference, None)
     if not _dtypes.can_cast(dt, out.dtype, "same_kind"):
@@ -725,7 +747,7 @@ def _nan_variance(a, axis, dtype, out, ddof, keepdims, where, mean_, correction)
         center = _divide(total, count).reshape(kept)
     else:
         center = asarray(mean_)._t
-    deviation = torch.where(nan, 0, zeroed - cast_tensor(center, a.dtype))
+    deviation = torch.where(nan, 0, _add_or_subtract(torch.sub, a.dtype, zeroed, cast_tensor(center, a.dtype)))
     squares = _squared_magnitude(deviation, a.dtype)
     loop = _loop_dtype(_from_torch(squares), dtype, out)
     total = _shaped(_sum_tensor(squares, axes, loop, mask), a.shape, axes, keepdims)
