@@ -353,7 +353,8 @@ def _variance(a, axes, dtype, out, ddof, keepdims, mask, mean_):
     if mean_ is None:
         kept = _result_shape(a.shape, axes, True)
         total = _sum_tensor(a._t, axes, dtype or _default_accumulator(a.dtype), mask).reshape(kept)
-        center = ndarray._wrap(_divide(total, count.reshape(kept) if isinstance(count, torch.Tensor) else count))
+        kept_count = count.reshape(kept) if isinstance(count, torch.Tensor) else count
+        center = ndarray._wrap(_divide(total, kept_count))
     else:
         center = asarray(mean_)
         if not _broadcasts_to(center.shape, a.shape):
@@ -363,7 +364,7 @@ def _variance(a, axes, dtype, out, ddof, keepdims, mask, mean_):
     if deviation_dt.kind == "b":
         raise TypeError("numpy boolean subtract, the `-` operator, is not supported")
     deviation = _add_or_subtract(torch.sub, deviation_dt, cast_tensor(a._t, deviation_dt),
-                       cast_tensor(center._t, deviation_dt))
+                                 cast_tensor(center._t, deviation_dt))
     squares = _squared_magnitude(deviation, deviation_dt)
     loop = _loop_dtype(_from_torch(squares), dtype, out)
     total = _shaped(_sum_tensor(squares, axes, loop, mask), a.shape, axes, keepdims)
@@ -511,8 +512,7 @@ def ptp(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=Fals
     the difference is taken in out's dtype (same_kind cast), as NumPy does."""
     high = max(a, axis, out, keepdims)
     low = min(a, axis, None, keepdims)
-    high_dt = out.dtype if out is not None else a.dtype
-    dt = _dtypes.result_type(high_dt, low.dtype) if out is not None else a.dtype
+    dt = _dtypes.promote_types(out.dtype, a.dtype) if out is not None else a.dtype
     if dt.kind == "b":
         raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
                         "bitwise_xor, the `^` operator, or the logical_xor function instead.")
@@ -536,7 +536,7 @@ def _arg_extreme(a, axis, out, keepdims, largest):
     if out is None:
         return _deliver(index, None)
     if out.shape != tuple(index.shape):
-        raise ValueError("output array does not match result of np.argmax.")
+        raise ValueError(f"output array does not match result of np.{'argmax' if largest else 'argmin'}.")
     if not _dtypes.can_cast(out.dtype, _dtypes.intp.dtype, "safe"):
         raise TypeError(f"Cannot cast array data from {out.dtype!r} to dtype('int64') "
                         "according to the rule 'safe'")
@@ -747,7 +747,8 @@ def _nan_variance(a, axis, dtype, out, ddof, keepdims, where, mean_, correction)
         center = _divide(total, count).reshape(kept)
     else:
         center = asarray(mean_)._t
-    deviation = torch.where(nan, 0, _add_or_subtract(torch.sub, a.dtype, zeroed, cast_tensor(center, a.dtype)))
+    deviation = _add_or_subtract(torch.sub, a.dtype, zeroed, cast_tensor(center, a.dtype))
+    deviation = torch.where(nan, 0, deviation)
     squares = _squared_magnitude(deviation, a.dtype)
     loop = _loop_dtype(_from_torch(squares), dtype, out)
     total = _shaped(_sum_tensor(squares, axes, loop, mask), a.shape, axes, keepdims)

@@ -8,8 +8,10 @@ import warnings
 
 import numpy
 import pytest
+import torch
 from hypothesis import assume, given, strategies as st
 from hypothesis.extra import numpy as hnp
+from torch.fx.experimental.proxy_tensor import make_fx
 
 import torch_numpy_shim as shim
 from tests.oracle import SUPPORTED_DTYPES, _tolerance, check, finite_arrays, shapes
@@ -38,11 +40,8 @@ def exact_elements(dtype, specials=True, small_ints=False, nonnegative=False):
     if nonnegative:
         return st.integers(0, 3)
     if small_ints:
-        return st.integers(builtins_max(info.min, -100), builtins_min(info.max, 100))
+        return st.integers(max(info.min, -100), min(info.max, 100))
     return hnp.from_dtype(dtype)
-
-
-builtins_max, builtins_min = max, min
 
 
 @st.composite
@@ -54,14 +53,14 @@ def arrays(draw, kinds="biufc", min_dims=0, **element_options):
 
 def axes(ndim):
     """None, one int (negative too; 0-D arrays get 0/-1) or a tuple of distinct axes."""
-    one = st.integers(-builtins_max(ndim, 1), builtins_max(ndim, 1) - 1)
+    one = st.integers(-max(ndim, 1), max(ndim, 1) - 1)
     several = st.lists(st.integers(0, ndim - 1), unique=True, max_size=ndim).flatmap(
         lambda chosen: st.tuples(*[st.sampled_from([a, a - ndim]) for a in chosen])) if ndim else st.just(())
     return st.one_of(st.none(), one, several)
 
 
 def single_axis(ndim):
-    return st.one_of(st.none(), st.integers(-builtins_max(ndim, 1), builtins_max(ndim, 1) - 1))
+    return st.one_of(st.none(), st.integers(-max(ndim, 1), max(ndim, 1) - 1))
 
 
 def masks(shape):
@@ -200,7 +199,7 @@ def test_mean_var_std_out(name, data, a):
     out_dtype = data.draw(st.sampled_from(SUPPORTED_DTYPES))
     out = out_array(lambda xp, a: getattr(xp, name)(a, axis=axis, keepdims=keepdims), a, out_dtype)
     check(quiet(lambda xp, a, out: getattr(xp, name)(a, axis=axis, keepdims=keepdims, out=out)), a, out,
-          atol=builtins_max(_statistic_tolerance(a.dtype), _statistic_tolerance(out_dtype)))
+          atol=max(_statistic_tolerance(a.dtype), _statistic_tolerance(out_dtype)))
 
 
 @pytest.mark.parametrize("name", ["var", "std", "nanvar", "nanstd"])
@@ -521,3 +520,26 @@ def test_results_do_not_alias_input():
                    shim.mean(a, axis=()), shim.nansum(a, axis=())):
         result._t.fill_(-7.0)
     assert (a._t >= 0).all()
+
+
+TRACED = {
+    "sum": lambda xp, a: xp.sum(a, axis=0), "prod": lambda xp, a: xp.prod(a, axis=(0, 1)),
+    "mean": lambda xp, a: xp.mean(a), "std": lambda xp, a: xp.std(a, axis=1, ddof=1),
+    "nanvar": lambda xp, a: xp.nanvar(a, axis=0), "max": lambda xp, a: xp.max(a, axis=(0, 1)),
+    "nanmin": lambda xp, a: xp.nanmin(a, axis=1), "argmax": lambda xp, a: xp.argmax(a, axis=1),
+    "ptp": lambda xp, a: xp.ptp(a, axis=0), "cumsum": lambda xp, a: xp.cumsum(a),
+    "any": lambda xp, a: xp.any(a, axis=1), "count_nonzero": lambda xp, a: xp.count_nonzero(a),
+    "min initial where": lambda xp, a: xp.min(a, initial=0, where=xp.asarray(numpy.array([True, False, True]))),
+}
+
+
+@pytest.mark.parametrize("name", list(TRACED))
+@pytest.mark.parametrize("dtype", ["float32", "complex64", "int8", "uint32", "uint64"])
+def test_traces_with_symbolic_shapes(name, dtype):
+    """No data-dependent Python: each reduction traces under make_fx with symbolic
+    shapes, and the graph recomputes the eager result."""
+    def on_tensor(t):
+        return TRACED[name](shim, shim.ndarray._wrap(t))._t
+    x = shim.asarray((numpy.arange(6).reshape(2, 3) % 4).astype(dtype))._t
+    graph = make_fx(on_tensor, tracing_mode="symbolic")(x)
+    assert torch.equal(graph(x), on_tensor(x))
