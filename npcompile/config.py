@@ -13,7 +13,7 @@ suppress_errors = False
 eager_shim = False
 #: Largest number of graph nodes a Python loop may unroll into before it is captured
 #: as a body segment driven by the runtime.
-unroll_budget = 500
+unroll_budget = 2000
 #: Maximum depth of inlined user-function calls.
 inline_depth_limit = 64
 

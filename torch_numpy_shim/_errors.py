@@ -3,7 +3,7 @@ what the shim refuses rather than answering wrongly (the tracer falls back on it
 import numpy
 from numpy.exceptions import AxisError, ComplexWarning
 
-__all__ = ["UnsupportedError", "AxisError", "ComplexWarning", "LinAlgError"]
+__all__ = ["UnsupportedError", "AxisError", "ComplexWarning", "LinAlgError", "errstate"]
 
 LinAlgError = numpy.linalg.LinAlgError
 
@@ -11,3 +11,27 @@ LinAlgError = numpy.linalg.LinAlgError
 class UnsupportedError(NotImplementedError):
     """The shim cannot reproduce NumPy faithfully here (a dtype, feature or argument);
     run the call in real NumPy instead."""
+
+
+class errstate:
+    """``np.errstate(...)``: the shim computes with torch, which never warns or raises on
+    floating-point errors, so 'ignore' (and NumPy's default 'warn', minus the warning)
+    are honoured by doing nothing; 'raise', 'call' and 'print' cannot be and are refused."""
+
+    def __init__(self, *, call=None, all=None, divide=None, over=None, under=None, invalid=None):
+        modes = {all, divide, over, under, invalid} - {None}
+        unknown = modes - {"ignore", "warn", "raise", "call", "print", "log"}
+        if unknown:
+            raise ValueError(f"invalid floating-point error mode {sorted(unknown)[0]!r}")
+        if call is not None or modes & {"raise", "call", "print", "log"}:
+            raise UnsupportedError(f"errstate with modes {sorted(modes)}: the shim cannot trap "
+                                   "floating-point errors")
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc_info):
+        return False
+
+    def __call__(self, fn):
+        return fn

@@ -15,6 +15,7 @@ import warnings
 
 import numpy
 import torch
+from torch.fx.experimental.symbolic_shapes import guard_or_false
 from torch.multiprocessing.reductions import StorageWeakRef
 
 from . import _coerce, _dtypes
@@ -260,7 +261,7 @@ class _Fancy:
         broadcast = tuple(self.index[0].shape)
         rest_shape = tuple(view.shape[d] for d in self.rest)
         self.shape = rest_shape[:self.insert_at] + broadcast + rest_shape[self.insert_at:]
-        if math.prod(self.shape) == 0:
+        if guard_or_false(math.prod(self.shape) == 0):  # sizes known only from data: no check
             self._check_bounds_of_empty_result([indices[d] for d in dims], math.prod(broadcast))
         # torch reads 0-d index tensors as Python ints (.item()): index with shape (1,)
         self.zero_d = self.nb == 0

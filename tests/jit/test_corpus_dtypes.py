@@ -452,10 +452,7 @@ CASES = [
     ("einsum_traces", einsum_traces, (M64,), {}),
 ]
 
-XFAIL = {
-    "safe_ratio_errstate": "shim lacks np.errstate",
-    "masked_statistics": "shim _indexing: boolean-mask read guards on the data-dependent size (math.prod(shape) == 0)",
-}
+XFAIL = {}
 
 
 def _params():

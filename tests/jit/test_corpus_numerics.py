@@ -542,10 +542,6 @@ CASES = [
 ]
 
 XFAIL = {
-    "mandelbrot": "npcompile+shim: 20 complex z*z+c steps (544 nodes) pass unroll_budget=500",
-    "rk4_oscillator": "npcompile: 10 unrolled RK4 steps (570 nodes) pass config.unroll_budget=500; loop split",
-    "lotka_volterra_euler": "npcompile: 20 unrolled Euler steps (524 nodes) pass config.unroll_budget=500; loop split",
-    "sir_epidemic": "npcompile: 30 unrolled Euler steps (849 nodes) pass config.unroll_budget=500; loop split",
     "weighted_mean_var": "shim _statistics: average checks weights.sum() == 0 by value: data-dependent break",
     "digitize_counts": "shim _statistics: digitize checks bins monotonic by value: data-dependent break",
 }
