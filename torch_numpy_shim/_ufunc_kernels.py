@@ -75,9 +75,19 @@ def _safe_int_divisor(b):
     return torch.where(bad, torch.ones((), dtype=b.dtype), b)
 
 
+def _fmod_float(a, b):
+    """Exact C fmod. torch's vectorized fmod returns NaN for subnormal divisors, so those
+    are scaled into the normal range (fmod by b * 2**k first, then rescale exactly)."""
+    scale = {torch.float64: 2.0 ** 60, torch.float32: 2.0 ** 30, torch.float16: 2.0 ** 12}[a.dtype]
+    subnormal = (torch.abs(b) < torch.finfo(a.dtype).tiny) & (b != 0)
+    scaled_b = torch.where(subnormal, b * scale, b)
+    reduced = torch.fmod(a, scaled_b)
+    return torch.where(subnormal, torch.fmod(reduced * scale, scaled_b) / scale, reduced)
+
+
 def _float_divmod(a, b):
     """NumPy's npy_divmod: Python's sign rules, the quotient snapped to an integer."""
-    mod = torch.fmod(a, b)
+    mod = _fmod_float(a, b)
     div = (a - mod) / b
     fix = (mod != 0) & ((b < 0) != (mod < 0))
     mod = torch.where(fix, mod + b, torch.where(mod != 0, mod, torch.copysign(_zero(b), b)))
@@ -113,7 +123,7 @@ def divmod_(a, b):
 
 def fmod(a, b):
     if _is_float(a):
-        return torch.fmod(a, b)
+        return _fmod_float(a, b)
     r = torch.fmod(a, _safe_int_divisor(b))
     return torch.where(b == 0, _zero(r), r)
 
@@ -130,6 +140,15 @@ def power(a, b):
     empty = torch.broadcast_shapes(a.shape, b.shape).numel() == 0
     if b.dtype.is_signed and not empty and bool((b < 0).any()):  # NumPy checks values
         raise ValueError("Integers to negative integer powers are not allowed.")
+    return power_of_nonnegative(a, b)
+
+
+def power_of_nonnegative(a, b):
+    """Integer power whose exponents are known not to be negative."""
+    if a.dtype == torch.bool:
+        return torch.pow(a.to(torch.int8), b.to(torch.int8)).to(torch.bool)
+    if a.dtype == torch.uint64:
+        return _uint64_power(a.view(torch.int64), b.view(torch.int64))
     return torch.pow(a, b)
 
 
@@ -381,9 +400,10 @@ def heaviside(x, h):
 
 # ---- ordering (complex numbers order lexicographically in NumPy) ------------------------
 def _complex_less(a, b, or_equal):
+    """NumPy's CLT/CLE: the real parts decide only when no imaginary part is NaN."""
     ar, ai, br, bi = torch.real(a), torch.imag(a), torch.real(b), torch.imag(b)
     tail = ai <= bi if or_equal else ai < bi
-    return (ar < br) | ((ar == br) & tail)
+    return ((ar < br) & ~torch.isnan(ai) & ~torch.isnan(bi)) | ((ar == br) & tail)
 
 
 def less(a, b):
@@ -495,8 +515,10 @@ def conjugate(t):
 def last_axis(x, axes):
     """Move ``axes`` to the end and merge them into one."""
     rest = [i for i in range(x.ndim) if i not in axes]
-    moved = x.permute(*rest, *axes)
-    return moved.reshape(*[x.shape[i] for i in rest], -1)
+    merged = 1
+    for a in axes:
+        merged *= x.shape[a]
+    return x.permute(*rest, *axes).reshape(*[x.shape[i] for i in rest], merged)
 
 
 def fast_reduce(name, x, axes):

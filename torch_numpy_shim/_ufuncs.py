@@ -72,6 +72,11 @@ def _check_huge_int_with_bools(operands):
                 raise OverflowError("Python int too large to convert to C long")
 
 
+def _identity_tensor(value, dt):
+    """A ufunc identity in the loop dtype; -1 (bitwise_and) wraps to all ones."""
+    return torch.tensor(numpy.asarray(value).astype(dt.np).item(), dtype=dt.torch)
+
+
 def _int_out_of_range(value, dt):
     if not isinstance(value, int) or isinstance(value, builtins.bool) or dt.kind not in "iu":
         return None
@@ -260,19 +265,29 @@ class ufunc:
         else:
             tensors = [cast_tensor(o._t, dt) if isinstance(o, ndarray) else _scalar_tensor(o, dt)
                        for o, dt in zip(operands, loop_in)]
-            results = self._compute(tensors, loop_out)
+            results = self._compute(tensors, loop_out, self._kernel_for(operands, loop_in, shape))
         stored = tuple(_store(r, dt, o, mask, shape, self._np, casting, i)
                        for i, (r, dt, o) in enumerate(zip(results, loop_out, outs)))
         if out is not None and self.nout == 1:
             return stored[0]
         return stored[0] if self.nout == 1 else stored
 
-    def _compute(self, tensors, loop_out):
+    def _kernel_for(self, operands, loop_in, shape):
+        """Integer power checks exponents for negatives; a Python int exponent is checked
+        here, on the value, so the kernel need not read tensor data (keeps it traceable)."""
+        if self.__name__ != "power" or loop_in[1].kind not in "iu" or type(operands[1]) is not int:
+            return self._kernel
+        if operands[1] < 0 and loop_in[1].kind == "i" and 0 not in shape:
+            raise ValueError("Integers to negative integer powers are not allowed.")
+        return K.power_of_nonnegative
+
+    def _compute(self, tensors, loop_out, kernel=None):
         """Run the kernel on compute dtypes; return one tensor per output, in loop dtypes."""
+        kernel = self._kernel if kernel is None else kernel
         if {t.dtype for t in tensors} == {torch.int64, torch.uint64}:  # NumPy's mixed comparisons
             return (K.compare_int64_with_uint64(self._kernel, *tensors),)
         tensors, restore = self._to_compute_dtypes(tensors)
-        results = self._kernel(*tensors)
+        results = kernel(*tensors)
         if not isinstance(results, tuple):
             results = (results,)
         return tuple(_to_dtype(restore(r), dt) for r, dt in zip(results, loop_out))
@@ -308,11 +323,11 @@ class ufunc:
         self._require_binary("reduce")
         arr = asarray(array)
         out = _single_out(out)
-        axes = normalize_axis_tuple(axis, arr.ndim)
+        axes = () if arr.ndim == 0 and axis in (0, -1) else normalize_axis_tuple(axis, arr.ndim)
+        loop_dt = self._reduction_loop(arr, dtype, out)
         if len(axes) > 1 and not self._reorderable:
             raise ValueError(f"reduction operation '{self.__name__}' is not reorderable, so at "
                              f"most one axis may be specified")
-        loop_dt = self._reduction_loop(arr, dtype, out)
         mask = _where_mask(where)
         x = cast_tensor(arr._t, loop_dt)
         if mask is not None:
@@ -320,7 +335,8 @@ class ufunc:
             x, mask = x.expand(shape), mask.expand(shape)
         explicit = initial is not _NO_VALUE and initial is not None
         start_value = initial if explicit else (self.identity if initial is _NO_VALUE else None)
-        start = None if start_value is None else _scalar_tensor(start_value, loop_dt)
+        start = None if start_value is None else (
+            _scalar_tensor(start_value, loop_dt) if explicit else _identity_tensor(start_value, loop_dt))
         kept = [n for i, n in enumerate(x.shape) if i not in axes]
         if _numel(x, axes) == 0 or mask is not None:
             if start is None:
@@ -335,7 +351,7 @@ class ufunc:
             result = self._masked_fold(x, mask, axes, start, loop_dt, explicit)
         else:
             result = self._reduce_tensor(x, axes, loop_dt)
-            if explicit:
+            if start is not None:  # NumPy starts from the identity: gcd.reduce([-4]) is 4
                 result = self._binary_tensor(start.expand(result.shape), result, loop_dt)
         if keepdims:
             result = result.reshape([1 if i in axes else n for i, n in enumerate(x.shape)])
@@ -467,26 +483,22 @@ class ufunc:
         positions = ndarray._wrap(torch.arange(a.size).reshape(a.shape))[indices]
         flat_index = asarray(positions)._t.reshape(-1)
         flat = a._t.view(-1) if a._t.is_contiguous() else a._t.reshape(-1).clone()
-        if b is None:
-            values = ndarray._wrap(flat[flat_index])
-            flat.index_copy_(0, flat_index, _to_dtype(self._at_value(values, None, a), a.dtype))
-        else:
-            operand = _operand(b)[0]
+        operand = None if b is None else _operand(b)[0]
+        bt = operand._t if isinstance(operand, ndarray) else None
+        if bt is not None:
             shape = tuple(asarray(positions).shape)
-            bt = operand._t if isinstance(operand, ndarray) else None
-            if bt is not None:
-                bt = bt.expand(torch.broadcast_shapes(bt.shape, shape)).reshape(-1)
-            for k in range(flat_index.shape[0]):
-                i = flat_index[k:k + 1]
-                rhs = ndarray._wrap(bt[k:k + 1]) if bt is not None else operand
-                value = self._at_value(ndarray._wrap(flat[i]), rhs, a)
-                flat.index_copy_(0, i, _to_dtype(value, a.dtype))
+            bt = bt.expand(torch.broadcast_shapes(bt.shape, shape)).reshape(-1)
+        for k in range(flat_index.shape[0]):  # one element at a time: repeats accumulate
+            i = flat_index[k:k + 1]
+            rhs = ndarray._wrap(bt[k:k + 1]) if bt is not None else operand
+            value = self._at_value(ndarray._wrap(flat[i]), rhs, a)
+            flat.index_copy_(0, i, _to_dtype(value, a.dtype))
         if not a._t.is_contiguous():
             a._t.copy_(flat.reshape(a.shape))
 
     def _at_value(self, current, rhs, a):
         args = (current,) if rhs is None else (current, rhs)
-        result = self(*args, out=ndarray._wrap(torch.empty_like(current._t)))
+        result = self(*args, out=ndarray._wrap(torch.empty_like(current._t)), casting="unsafe")
         return result._t
 
 
@@ -579,7 +591,7 @@ _define("isinf", 1, 1, torch.isinf, "bits")
 _define("isfinite", 1, 1, torch.isfinite, "bits")
 _define("heaviside", 2, 1, K.heaviside)
 _define("gcd", 2, 1, K.gcd, reorderable=True)
-_define("lcm", 2, 1, K.lcm, reorderable=True)
+_define("lcm", 2, 1, K.lcm)
 _define("maximum", 2, 1, K.maximum, "ordered", reorderable=True)
 _define("minimum", 2, 1, K.minimum, "ordered", reorderable=True)
 _define("fmax", 2, 1, K.fmax, "ordered", reorderable=True)
