@@ -102,8 +102,9 @@ def compile_times(as_table=True):
 class ExplainOutput:
     """What one real run of a jitted function compiled and where it broke."""
 
-    def __init__(self, graphs, break_reasons, guards, compile_times):
+    def __init__(self, graphs, break_reasons, guards, compile_times, transfers=0):
         self.graphs = graphs
+        self.transfers = transfers
         self.graph_count = len(graphs)
         self.break_reasons = break_reasons
         self.graph_break_count = len(break_reasons)
@@ -127,6 +128,7 @@ class ExplainOutput:
         lines.append("Ops per Graph:")
         for n, ops in enumerate(self.ops_per_graph, 1):
             lines.append(f"  Graph {n}: {len(ops)} ops: {', '.join(ops[:12])}{' ...' if len(ops) > 12 else ''}")
+        lines.append(f"Host<->device transfers: {self.transfers}")
         lines.append(f"Guards: {len(self.guards)}")
         lines.extend(f"  {g}" for g in self.guards)
         lines.append("Compile Times (s): " + ", ".join(f"{k}={v:.3f}" for k, v in self.compile_times.items()))
@@ -142,20 +144,22 @@ def explain(fn):
     def run(*args, **kwargs):
         base = fn if isinstance(fn, JitFunction) else None
         jitted = JitFunction(base.fn if base else fn, backend=base.backend if base else "eager",
-                             fullgraph=base.fullgraph if base else False)
+                             fullgraph=base.fullgraph if base else False,
+                             device=base._device if base else None)
         jitted.events = []
         jitted(*args, **kwargs)
-        graphs, breaks, guards = [], [], []
+        graphs, breaks, guards, transfers = [], [], [], 0
         times = {"trace": 0.0, "guards": 0.0, "backend": 0.0}
         for entry in jitted.events:
             if entry.compiled is not None and entry.capture.op_count:
                 graphs.append(entry.capture.gm)
             if entry.compiled is not None:
+                transfers += entry.transfers
                 guards += [description for _, description in entry.capture.guards.checks]
                 for phase, seconds in entry.times.items():
                     times[phase] += seconds
             if entry.break_record is not None:
                 breaks.append(entry.break_record)
-        return ExplainOutput(graphs, breaks, guards, times)
+        return ExplainOutput(graphs, breaks, guards, times, transfers)
 
     return run

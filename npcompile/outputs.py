@@ -34,6 +34,7 @@ class OutputPlan:
         self.statements = []    # side effects, in program order
         self.result = "None"
         self.plain_cpu_outputs = True  # no output is on a device or carries a conj/neg bit
+        self.array_outputs = 0         # graph outputs converted to NumPy arrays or scalars
 
     def const(self, value):
         name = f"k{len(self.constants)}"

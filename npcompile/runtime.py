@@ -73,9 +73,11 @@ class BreakRecord:
 class CompiledEntry:
     """A captured segment: its guards, how to feed it, its compiled graph, how to finish."""
 
-    def __init__(self, guard, extract, compiled, finish, capture_, times, break_record, write=None):
+    def __init__(self, guard, extract, compiled, finish, capture_, times, break_record, write=None,
+                 transfers=0):
         self.guard = guard
         self.write = write
+        self.transfers = transfers      # host<->device copies one run of this segment makes
         self.extract = extract
         self.compiled = compiled
         self.finish = finish
@@ -117,6 +119,15 @@ def _extractor(inputs, globals_dict, closure, device):
     namespace = {"_t": to_tensor, "G": globals_dict, "C": closure}
     exec(compile(source, "<npcompile inputs>", "exec"), namespace)
     return namespace["extract"]
+
+
+def _transfers(cap, device):
+    """Copies between host and device per run: NumPy inputs in, NumPy results out,
+    mutated inputs written back (none when computing on the CPU)."""
+    if device.type == "cpu" or cap.tensor_outputs:
+        return 0
+    numpy_inputs = sum(1 for inp in cap.inputs if not isinstance(inp.example, (torch.Tensor, int)))
+    return numpy_inputs + cap.output_plan.array_outputs + len(devices.mutated_inputs(cap.gm))
 
 
 def _writer(cap, globals_dict, closure, device):
@@ -318,7 +329,8 @@ class JitFunction:
         diagnostics.log_once("graph_code", cap.gm, "graph of %s:\n%s", self.fn.__qualname__, cap.gm.code)
         diagnostics.log_once("output_code", finish, "output code of %s:\n%s", self.fn.__qualname__, finish.source)
         diagnostics.notify("compile", self, times)
-        return CompiledEntry(guard, extract, compiled, finish, cap, times, record, write)
+        return CompiledEntry(guard, extract, compiled, finish, cap, times, record, write,
+                             _transfers(cap, self._call_device))
 
     def _run_backend(self, cap):
         """The backend on the captured graph. Compiling happens before any input is

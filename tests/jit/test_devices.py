@@ -89,3 +89,14 @@ def test_writer_is_generated_only_off_the_cpu():
     host = np.zeros(3)
     write([host, np.ones(3)], [torch.full((3,), 5.0, dtype=torch.float64), None])
     np.testing.assert_array_equal(host, np.full(3, 5.0))
+
+
+def test_transfers_counted_per_segment():
+    from npcompile.runtime import _transfers
+    jitted = npcompile.jit(add_in_place, backend="eager")
+    jitted(np.zeros(3), np.ones(3))
+    cap = jitted.entries[0].capture
+    assert _transfers(cap, torch.device("cpu")) == 0
+    # off the CPU: two NumPy inputs in, one result out, one mutated input written back
+    assert _transfers(cap, torch.device("meta")) == 4
+    assert npcompile.explain(add_in_place)(np.zeros(3), np.ones(3)).transfers == 0
