@@ -175,6 +175,9 @@ def plan(result, tracer):
         else:
             _, source, method, args = effect
             p.statements.append(f"{source.expr}.{method}({', '.join(encode(a) for a in args)})")
+    arrays = [t for t in encode.tensors if isinstance(t, torch.Tensor)]
+    p.array_outputs = len(arrays)
+    p.plain_cpu_outputs = all(t.device.type == "cpu" and not t.is_conj() and not t.is_neg() for t in arrays)
     return p, encode.tensors
 
 
