@@ -1,6 +1,7 @@
 """Cold and warm compile time of a set of functions, npcompile (inductor) vs torch.compile,
-printed as ratios. "Cold" clears Inductor's on-disk caches first; "warm" is a second
-process compiling the same functions with the caches the first one left behind.
+printed as ratios. Each system runs in processes of its own with an Inductor cache of its
+own (they would otherwise share compiled kernels): "cold" starts from an empty cache,
+"warm" is a second process with the cache the first one left behind.
 
     python -m benchmarks.compile_time
 """
@@ -53,43 +54,41 @@ def _first_call_seconds(compiled, x):
     return time.perf_counter() - start
 
 
-def measure():
-    """One process: first-call (compile) seconds per function for both systems."""
+def measure(system):
+    """One process: first-call (compile) seconds per function for one system."""
     import torch
 
     import npcompile
+    compiler = npcompile.jit if system == "npcompile" else torch.compile
     rng = np.random.default_rng(0)
-    with warnings.catch_warnings():   # one-time Inductor start-up, paid by neither side below
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        npcompile.jit(_warm_up)(np.ones(3))
-        torch.compile(_warm_up)(np.ones(3))
-    result = {}
-    for name, (fn, shape) in FUNCTIONS.items():
-        x = rng.standard_normal(shape)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            result[name] = {"npcompile": _first_call_seconds(npcompile.jit(fn), x.copy()),
-                            "torch.compile": _first_call_seconds(torch.compile(fn), x.copy())}
-    return result
+        compiler(_warm_up)(np.ones(3))   # one-time start-up (imports, worker pool), not compile time
+        return {name: _first_call_seconds(compiler(fn), rng.standard_normal(shape))
+                for name, (fn, shape) in FUNCTIONS.items()}
 
 
-def _run_child(cache_dir):
-    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache_dir, NPCOMPILE_COMPILE_TIME_CHILD="1")
+def _run_child(system, cache_dir):
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache_dir, NPCOMPILE_COMPILE_TIME_CHILD=system)
     output = subprocess.run([sys.executable, "-m", "benchmarks.compile_time"], env=env, check=True,
                             capture_output=True, text=True).stdout
     return json.loads(output.strip().splitlines()[-1])
 
 
 def main():
-    if os.environ.get("NPCOMPILE_COMPILE_TIME_CHILD"):
-        print(json.dumps(measure()))
+    system = os.environ.get("NPCOMPILE_COMPILE_TIME_CHILD")
+    if system:
+        print(json.dumps(measure(system)))
         return
-    cache_dir = tempfile.mkdtemp(prefix="npcompile-inductor-cache-")
-    try:
-        cold = _run_child(cache_dir)
-        warm = _run_child(cache_dir)
-    finally:
-        shutil.rmtree(cache_dir, ignore_errors=True)
+    cold, warm = {name: {} for name in FUNCTIONS}, {name: {} for name in FUNCTIONS}
+    for system in ("npcompile", "torch.compile"):
+        cache_dir = tempfile.mkdtemp(prefix="npcompile-inductor-cache-")
+        try:
+            for runs in (cold, warm):
+                for name, seconds in _run_child(system, cache_dir).items():
+                    runs[name][system] = seconds
+        finally:
+            shutil.rmtree(cache_dir, ignore_errors=True)
     print(f"{'function':<10} {'np cold s':>10} {'tc cold s':>10} {'np warm s':>10} {'tc warm s':>10}")
     for name in FUNCTIONS:
         print(f"{name:<10} {cold[name]['npcompile']:10.2f} {cold[name]['torch.compile']:10.2f} "
