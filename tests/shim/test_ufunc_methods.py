@@ -31,6 +31,8 @@ def test_reduce(name, data):
             getattr(shim, name).reduce(shim.asarray(a), axis=axis, keepdims=keepdims)
         except shim.UnsupportedError:
             return
+        except Exception:  # noqa: BLE001 - NumPy's error: check() compares the classes
+            pass
     check(lambda xp, a: getattr(xp, name).reduce(a, axis=axis, keepdims=keepdims), a, rtol=1e-3)
 
 
