@@ -185,11 +185,10 @@ def _outs(out, nout):
 def _store(result, loop_dt, out, mask, shape, np_ufunc, casting, index):
     """Put one output where NumPy puts it; returns the array (or scalar) to hand back."""
     if out is None:
-        if mask is not None:
+        if mask is not None:  # NumPy leaves these slots uninitialized; we write zeros
             result = torch.where(mask, result, torch.zeros((), dtype=result.dtype))
-        result = result.expand(shape) if tuple(result.shape) != shape else result
-        if not result.is_contiguous() or result._base is not None and result.numel() != result._base.numel():
-            result = result.contiguous()
+        if tuple(result.shape) != shape:
+            result = result.expand(shape).clone()
         return ndarray._wrap(result, scalar=result.ndim == 0)
     if not _dtypes.can_cast(loop_dt, out.dtype, casting):
         _raise_output_casting(np_ufunc, loop_dt, out.dtype, casting, index)
@@ -268,8 +267,6 @@ class ufunc:
             results = self._compute(tensors, loop_out, self._kernel_for(operands, loop_in, shape))
         stored = tuple(_store(r, dt, o, mask, shape, self._np, casting, i)
                        for i, (r, dt, o) in enumerate(zip(results, loop_out, outs)))
-        if out is not None and self.nout == 1:
-            return stored[0]
         return stored[0] if self.nout == 1 else stored
 
     def _kernel_for(self, operands, loop_in, shape):
@@ -284,7 +281,7 @@ class ufunc:
     def _compute(self, tensors, loop_out, kernel=None):
         """Run the kernel on compute dtypes; return one tensor per output, in loop dtypes."""
         kernel = self._kernel if kernel is None else kernel
-        if {t.dtype for t in tensors} == {torch.int64, torch.uint64}:  # NumPy's mixed comparisons
+        if self.__name__ in _COMPARISONS and {t.dtype for t in tensors} == {torch.int64, torch.uint64}:
             return (K.compare_int64_with_uint64(self._kernel, *tensors),)
         tensors, restore = self._to_compute_dtypes(tensors)
         results = kernel(*tensors)
