@@ -36,7 +36,7 @@ _OUT_OF_SCOPE = {
         "array2string", "array_repr", "array_str", "base_repr", "binary_repr",
         "format_float_positional", "format_float_scientific", "get_printoptions",
         "set_printoptions", "printoptions", "getbufsize", "setbufsize", "geterr", "seterr",
-        "geterrcall", "seterrcall", "errstate"],
+        "geterrcall", "seterrcall"],
     "introspection and packaging helpers": [
         "info", "show_config", "show_runtime", "test", "get_include", "typecodes", "sctypeDict",
         "little_endian", "ScalarType"],

@@ -23,10 +23,10 @@ from . import _dtypes
 from ._coerce import asarray, cast_tensor, check_python_int_fits
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
-from ._normalize import normalize_axis, normalize_axis_tuple
+from ._normalize import ArrayLike, OutArray, finish, normalize_axis, normalize_axis_tuple, normalizer
 from ._statistics import _image_as, _int_image
 
-__all__ = ["diff", "ediff1d", "gradient", "convolve", "correlate", "interp", "polyval",
+__all__ = ["isposinf", "isneginf", "astype", "diff", "ediff1d", "gradient", "convolve", "correlate", "interp", "polyval",
            "polyfit", "polyder", "polyint", "polyadd", "polysub", "polymul", "trapezoid", "isclose", "allclose", "array_equal",
            "array_equiv", "nan_to_num", "real_if_close", "real", "imag", "angle", "unwrap",
            "sinc", "i0", "bartlett", "blackman", "hamming", "hanning", "kaiser", "iscomplex", "isreal", "iscomplexobj", "isrealobj", "isscalar", "iterable",
@@ -833,6 +833,31 @@ def iscomplex(x):
     else:
         result = torch.zeros_like(ax._t, dtype=torch.bool)
     return ndarray._wrap(result, scalar=ax.ndim == 0)
+
+
+@normalizer
+def isposinf(x: ArrayLike, out: OutArray = None):
+    """+inf test; NumPy refuses complex input (TypeError) since the sign is ambiguous."""
+    return _sign_of_inf(x, out, 1)
+
+
+@normalizer
+def isneginf(x: ArrayLike, out: OutArray = None):
+    return _sign_of_inf(x, out, -1)
+
+
+def _sign_of_inf(x, out, sign):
+    if x.dtype.kind == "c":
+        raise TypeError("This operation is not supported for complex values because it would be ambiguous.")
+    t = x._t == (float("inf") * sign) if x.dtype.kind == "f" else torch.zeros_like(x._t, dtype=torch.bool)
+    return finish(t, out, scalar=x.ndim == 0 and out is None)
+
+
+def astype(x, dtype, /, *, copy=True, device=None):
+    """NumPy 2's function form of ``ndarray.astype`` (arrays only, as NumPy)."""
+    if not isinstance(x, ndarray):
+        raise TypeError(f"Input should be a NumPy array. It is a {type(x).__name__} instead.")
+    return x.astype(dtype, copy=copy)
 
 
 def isreal(x):

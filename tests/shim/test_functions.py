@@ -349,3 +349,18 @@ def test_vectorize():
     check(lambda xp, x: xp.vectorize(otypes=[float])(lambda a: a / 2)(x), x)
     with pytest.raises(shim.UnsupportedError):
         shim.vectorize(f, signature="(n),()->(n)")
+
+
+@given(st.sampled_from(["f", "i", "b"]).flatmap(dtypes).flatmap(arrays))
+def test_isposinf_isneginf(a):
+    check(lambda xp, x: (xp.isposinf(x), xp.isneginf(x)), a)
+
+
+def test_isposinf_complex_is_typeerror():
+    check(lambda xp, x: xp.isposinf(x), numpy.array([1j]))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "bool", "complex64"])
+def test_astype_function(dtype):
+    check(lambda xp, x: xp.astype(x, dtype), numpy.array([1.5, -2.0, 0.0]))
+    check(lambda xp, x: xp.astype(x, dtype), [1.0])   # not an array: TypeError as NumPy
