@@ -407,3 +407,41 @@ def test_break_inside_a_loop_does_not_recompile_per_iteration(capsys):
     jitted = check_jit(loop_with_print, np.ones(3), 40, graphs=None, calls=2)
     assert jitted.compile_count <= 6
     assert capsys.readouterr().out.count("step 39") == 4
+
+
+def early_exit(u, tol):
+    for step in range(100):
+        u = 0.5 * (u + 2.0 / u)
+        if np.max(np.abs(u * u - 2.0)) < tol:
+            break
+    return u, step
+
+
+def test_loop_with_data_dependent_break():
+    check_jit(early_exit, np.full(4, 3.0), 1e-12, graphs=None, calls=2)
+
+
+def continue_and_return(a):
+    total = np.zeros_like(a)
+    for k in range(6):
+        if a[k % a.shape[0]] < 0:
+            continue
+        total = total + a * k
+        if total.sum() > 50:
+            return total, k
+    return total, -1
+
+
+@pytest.mark.parametrize("values", [[1.0, -2.0, 3.0], [-1.0, -1.0, -1.0], [10.0, 20.0, 30.0]])
+def test_loop_with_data_dependent_continue_and_return(values):
+    check_jit(continue_and_return, np.array(values), graphs=None, calls=2)
+
+
+def c_extension_call(a):
+    import zlib
+    checksum = zlib.crc32(a.tobytes())
+    return a * 2, checksum
+
+
+def test_call_into_a_c_extension():
+    check_jit(c_extension_call, np.arange(5.0), graphs=None, calls=2)
