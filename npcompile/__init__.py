@@ -6,6 +6,8 @@
     def step(u):
         return 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
 """
+import torch_numpy_shim  # first: it sets torch's allocator options before torch is used
+
 from . import config
 from .api import jit, reset, run
 from .controls import (allow_in_graph, disable, disallow_in_graph, error_on_graph_break, graph_break,

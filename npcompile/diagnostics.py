@@ -137,8 +137,8 @@ class ExplainOutput:
 
 def explain(fn):
     """``explain(fn)(*args, **kwargs)``: run ``fn`` once for real, freshly compiled, and
-    report its graphs, breaks (reason, file:line, source line, user stack), ops per
-    graph, guards and compile times. ``fn`` may be a plain or a jitted function."""
+    report its distinct graphs, breaks (reason, file:line, source line, user stack), ops
+    per graph, guards and compile times. ``fn`` may be a plain or a jitted function."""
     from .runtime import JitFunction
 
     def run(*args, **kwargs):
@@ -150,7 +150,8 @@ def explain(fn):
         jitted(*args, **kwargs)
         graphs, breaks, guards, transfers = [], [], [], 0
         times = {"trace": 0.0, "guards": 0.0, "backend": 0.0}
-        for entry in jitted.events:
+        distinct = list({id(entry): entry for entry in jitted.events}.values())  # a loop runs a segment many times
+        for entry in distinct:
             if entry.compiled is not None and entry.capture.op_count:
                 graphs.append(entry.capture.gm)
             if entry.compiled is not None:
@@ -158,8 +159,10 @@ def explain(fn):
                 guards += [description for _, description in entry.capture.guards.checks]
                 for phase, seconds in entry.times.items():
                     times[phase] += seconds
-            if entry.break_record is not None:
-                breaks.append(entry.break_record)
+            record = entry.break_record
+            if record is not None and all((b.filename, b.lineno, b.reason) != (record.filename, record.lineno,
+                                                                                 record.reason) for b in breaks):
+                breaks.append(record)   # one per place: recompiles of a segment break there too
         return ExplainOutput(graphs, breaks, guards, times, transfers)
 
     return run

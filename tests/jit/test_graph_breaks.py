@@ -445,3 +445,8 @@ def c_extension_call(a):
 
 def test_call_into_a_c_extension():
     check_jit(c_extension_call, np.arange(5.0), graphs=None, calls=2)
+
+
+def test_explain_counts_distinct_graphs_in_a_loop():
+    report = npcompile.explain(early_exit)(np.full(4, 3.0), 1e-12)
+    assert report.graph_count <= 4 and report.graph_break_count <= 4
