@@ -36,6 +36,7 @@ def inductor(gm, example_inputs):
     from torch._inductor import compile as inductor_compile
     from torch._inductor.compile_fx import compile_fx_inner
     from torch._inductor.decomposition import select_decomp_table
+    from torch._inductor.fx_passes.joint_graph import joint_graph_passes
     from torch.fx.experimental.proxy_tensor import make_fx
 
     fake_mode = detect_fake_mode(example_inputs)
@@ -44,6 +45,7 @@ def inductor(gm, example_inputs):
             return inductor_compile(gm, example_inputs)
         with fake_mode:
             decomposed = make_fx(gm, decomposition_table=select_decomp_table())(*example_inputs)
+        joint_graph_passes(decomposed)  # the pre-grad/joint passes compile_fx would run: constant folding
         with torch._inductor.config.patch(size_asserts=False):  # our guards check sizes and strides
             call = compile_fx_inner(decomposed, example_inputs).current_callable
     return lambda *args: call(list(args))
