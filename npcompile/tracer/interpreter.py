@@ -464,7 +464,13 @@ class Tracer:
         if isinstance(obj, ShimArray) and name in ("item", "tolist", "__array__", "tobytes"):
             raise GraphBreak(f"ndarray.{name}() needs the array's values",
                              "values are not known while tracing; keep array results as arrays")
-        return self.wrap_foreign(getattr(obj, name))
+        try:
+            return self.wrap_foreign(getattr(obj, name))
+        except AttributeError:
+            real = numpy_map.to_numpy(obj)
+            if real is obj or not isinstance(obj, types.ModuleType):
+                raise
+            return getattr(real, name)   # NumPy the shim lacks: calling it is a graph break
 
     def store_attr(self, obj, name, value):
         if id(obj) in self.source_of:

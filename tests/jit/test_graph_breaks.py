@@ -450,3 +450,40 @@ def test_call_into_a_c_extension():
 def test_explain_counts_distinct_graphs_in_a_loop():
     report = npcompile.explain(early_exit)(np.full(4, 3.0), 1e-12)
     assert report.graph_count <= 4 and report.graph_break_count <= 4
+
+
+# ---- seed 001, strategies 2 (opaque op) and 3 (don't compile I/O), in NumPy ----------------
+def packed_bits(x):
+    return np.unpackbits(np.packbits(x > 0)).astype(np.float64)[: x.size]   # not in the shim
+
+
+def test_seed_opaque_function_breaks_then_numpy_op_fixes_it():
+    x = np.array([1.0, -2.0, 3.0, -4.0])
+    with pytest.raises(npcompile.Unsupported):
+        npcompile.jit(lambda v: packed_bits(v) * 2, fullgraph=True, backend="eager")(x)
+    opaque = npcompile.numpy_op(packed_bits)
+    jitted = npcompile.jit(lambda v: opaque(v) * 2, fullgraph=True, backend="eager")
+    np.testing.assert_array_equal(jitted(x), packed_bits(x) * 2)
+
+
+def test_seed_do_not_compile_io(tmp_path):
+    path = tmp_path / "y.npy"
+
+    def f(x):
+        y = x ** 2 / 2
+        np.save(path, y)
+        return y ** 3 / 6
+
+    x = np.linspace(-1, 1, 5)
+    with pytest.raises(npcompile.Unsupported):
+        npcompile.jit(f, fullgraph=True, backend="eager")(x)
+    g = npcompile.jit(lambda v: v ** 2 / 2, fullgraph=True, backend="eager")
+    h = npcompile.jit(lambda y: y ** 3 / 6, fullgraph=True, backend="eager")
+
+    def f_rewritten(v):
+        y = g(v)
+        np.save(path, y)
+        return h(y)
+
+    np.testing.assert_allclose(f_rewritten(x), f(x))
+    np.testing.assert_allclose(np.load(path), x ** 2 / 2)
