@@ -14,6 +14,7 @@ import types
 import warnings
 import weakref
 
+import numpy
 import torch
 
 from . import config, devices, diagnostics
@@ -84,14 +85,40 @@ class CompiledEntry:
         self.capture = capture_
         self.times = times
         self.break_record = break_record    # the break this segment stops before, or None
+        self._mutates_inputs = None
 
     def run(self, L, fallback):
-        if self.write is None:
-            return self.finish(L, self.compiled(*self.extract(L)))
         tensors = self.extract(L)
-        out = self.compiled(*tensors)
-        self.write(L, tensors)
+        try:
+            out = self.compiled(*tensors)
+        except Exception as exc:
+            return self.recover(exc, fallback)
+        if self.write is not None:
+            self.write(L, tensors)
         return self.finish(L, out)
+
+    def recover(self, exc, fallback):
+        """The graph raised while running (e.g. a singular matrix, known only from the
+        data). If it wrote into no input, run the segment as written instead: NumPy
+        raises its own exception, and the user's try/except sees it as in plain Python.
+        Otherwise re-raise, as NumPy's class where one corresponds."""
+        if not self.mutates_inputs:
+            if fallback is None:
+                raise RerunUncompiled() from exc
+            return fallback()
+        if isinstance(exc, torch._C._LinAlgError):
+            raise numpy.linalg.LinAlgError(str(exc)) from exc
+        raise exc
+
+    @property
+    def mutates_inputs(self):
+        if self._mutates_inputs is None:
+            self._mutates_inputs = bool(devices.mutated_inputs(self.capture.gm))
+        return self._mutates_inputs
+
+
+class RerunUncompiled(Exception):
+    """Internal: the hot path should run the call as written (see CompiledEntry.recover)."""
 
 
 class FallbackEntry:
@@ -203,7 +230,10 @@ class JitFunction:
         L = args if not kwargs and self._simple and len(args) == self._argcount else self.bind(args, kwargs)
         for entry in entries:   # inline for speed; fallbacks and explain() take _segment
             if entry.compiled is not None and self.events is None and entry.guard(L):
-                result = entry.run(L, None)
+                try:
+                    result = entry.run(L, None)
+                except RerunUncompiled:
+                    return self.fn(*args, **kwargs)
                 break
         else:
             result = self._segment(entries, L, None, lambda: self.fn(*args, **kwargs))

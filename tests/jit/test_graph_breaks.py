@@ -487,3 +487,28 @@ def test_seed_do_not_compile_io(tmp_path):
 
     np.testing.assert_allclose(f_rewritten(x), f(x))
     np.testing.assert_allclose(np.load(path), x ** 2 / 2)
+
+
+def invert_or_none(m):
+    try:
+        return np.linalg.inv(m)
+    except np.linalg.LinAlgError:
+        return None
+
+
+def test_exception_known_only_from_data_reaches_the_users_except():
+    check_jit(invert_or_none, np.eye(3) * 2.0, graphs=1, calls=2)
+    jitted = npcompile.jit(invert_or_none, backend="eager")
+    jitted(np.eye(2))
+    assert jitted(np.zeros((2, 2))) is None
+
+
+def test_exception_after_an_input_write_has_numpys_class():
+    def scale_and_invert(m):
+        m *= 2
+        return np.linalg.inv(m)
+
+    jitted = npcompile.jit(scale_and_invert, backend="eager")
+    jitted(np.eye(2))
+    with pytest.raises(np.linalg.LinAlgError):
+        jitted(np.zeros((2, 2)))
