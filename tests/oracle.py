@@ -108,13 +108,31 @@ def arrays(dtype, shape=None, elements_=None):
     return hnp.arrays(dtype, shape, elements=elements_ if elements_ is not None else elements(dtype))
 
 
-def finite_arrays(dtype, shape=None, bound=1e3):
+def finite_elements(dtype, bound=1e3):
+    """Finite values within ±bound (any value of an integer or bool dtype)."""
     dtype = numpy.dtype(dtype)
     if dtype.kind == "f":
-        elems = st.floats(-bound, bound, width=dtype.itemsize * 8)
-    elif dtype.kind == "c":
+        return st.floats(-bound, bound, width=dtype.itemsize * 8)
+    if dtype.kind == "c":
         part = st.floats(-bound, bound, width=dtype.itemsize * 4)
-        elems = st.builds(complex, part, part)
-    else:
-        elems = hnp.from_dtype(dtype)
-    return arrays(dtype, shape, elems)
+        return st.builds(complex, part, part)
+    return hnp.from_dtype(dtype)
+
+
+def finite_arrays(dtype, shape=None, bound=1e3):
+    return arrays(dtype, shape, finite_elements(dtype, bound))
+
+
+def assert_traces_like_eager(fn, example):
+    """``fn`` (shim arrays in, shim array or sequence of them out) traced by make_fx with
+    symbolic shapes gives what it gives eagerly: the shim stays traceable."""
+    import torch
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def as_tensors(t):
+        result = fn(shim.ndarray._wrap(t))
+        return [r._t for r in result] if isinstance(result, (list, tuple)) else [result._t]
+
+    graph = make_fx(as_tensors, tracing_mode="symbolic")(example.clone())
+    for traced, eager in zip(graph(example.clone()), as_tensors(example.clone())):
+        assert torch.equal(traced, eager)

@@ -8,7 +8,6 @@ import builtins
 import operator
 import sys
 
-import numpy
 import torch
 
 from . import _dtypes

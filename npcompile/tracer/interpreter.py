@@ -4,7 +4,6 @@ replaced by the shim. Everything read from outside the call is *lifted*: given a
 guarded, and (for arrays) turned into a graph input.
 """
 import builtins
-import dataclasses
 import math
 import operator
 import sys

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import torch_numpy_shim as shim
-from tests.oracle import (SUPPORTED_DTYPES, arrays, assert_same, check, dtypes,
+from tests.oracle import (SUPPORTED_DTYPES, arrays, assert_same, assert_traces_like_eager, check, dtypes,
                           finite_arrays, shapes)
 
 DTYPE_NAMES = [d.name for d in SUPPORTED_DTYPES]
@@ -373,17 +373,7 @@ TRACEABLE = {
 @pytest.mark.parametrize("name", sorted(TRACEABLE))
 def test_traces_with_symbolic_shapes(name):
     import torch
-    from torch.fx.experimental.proxy_tensor import make_fx
-
-    def as_tensors(t):
-        result = TRACEABLE[name](shim.ndarray._wrap(t))
-        return [r._t for r in result] if isinstance(result, (list, tuple)) else result._t
-
-    x = torch.arange(12, dtype=torch.float64).reshape(4, 3)
-    graph = make_fx(as_tensors, tracing_mode="symbolic")(x.clone())
-    traced, eager = graph(x.clone()), as_tensors(x.clone())
-    for t, e in zip(traced if isinstance(traced, list) else [traced], eager if isinstance(eager, list) else [eager]):
-        assert torch.equal(t, e)
+    assert_traces_like_eager(TRACEABLE[name], torch.arange(12, dtype=torch.float64).reshape(4, 3))
 
 
 SIZE_DRIVEN = {

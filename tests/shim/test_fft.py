@@ -14,20 +14,14 @@ from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import torch_numpy_shim as shim
-from tests.oracle import SUPPORTED_DTYPES, check
+from tests.oracle import SUPPORTED_DTYPES, check, finite_elements
 
 ALL = [d.name for d in SUPPORTED_DTYPES]
 NORMS = [None, "backward", "ortho", "forward"]
 
 
 def bounded_values(dtype):
-    dtype = numpy.dtype(dtype)
-    if dtype.kind == "f":
-        return st.floats(-100, 100, width=dtype.itemsize * 8)
-    if dtype.kind == "c":
-        part = st.floats(-100, 100, width=dtype.itemsize * 4)
-        return st.builds(complex, part, part)
-    return hnp.from_dtype(dtype)
+    return finite_elements(dtype, bound=100)
 
 
 def signals(min_dims=1, max_dims=3, min_side=1, dtypes=ALL):

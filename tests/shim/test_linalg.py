@@ -15,7 +15,7 @@ from hypothesis import given, strategies as st
 from hypothesis.extra import numpy as hnp
 
 import torch_numpy_shim as shim
-from tests.oracle import SUPPORTED_DTYPES, check
+from tests.oracle import SUPPORTED_DTYPES, check, finite_elements
 
 ALL = [d.name for d in SUPPORTED_DTYPES]
 INEXACT = ["float32", "float64", "complex64", "complex128"]
@@ -329,13 +329,7 @@ MATRIX_ORDS = [None, "fro", "nuc", math.inf, -math.inf, 1, -1, 2, -2, 3]
 
 
 def finite_values(dtype):
-    dtype = numpy.dtype(dtype)
-    if dtype.kind == "f":
-        return st.floats(-100, 100, width=dtype.itemsize * 8)
-    if dtype.kind == "c":
-        part = st.floats(-100, 100, width=dtype.itemsize * 4)
-        return st.builds(complex, part, part)
-    return hnp.from_dtype(dtype)
+    return finite_elements(dtype, bound=100)
 
 
 @given(st.sampled_from(ALL).flatmap(lambda d: hnp.arrays(d, hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=4),
