@@ -512,3 +512,29 @@ def test_exception_after_an_input_write_has_numpys_class():
     jitted(np.eye(2))
     with pytest.raises(np.linalg.LinAlgError):
         jitted(np.zeros((2, 2)))
+
+
+def shim_helper(x):
+    """Written against the shim (no NumPy globals): safe to call as is while tracing."""
+    return x * 2 + 1
+
+
+def test_allow_in_graph_calls_the_function_without_inlining():
+    npcompile.allow_in_graph(shim_helper)
+    try:
+        jitted = check_jit(lambda a: shim_helper(np.sin(a)), np.arange(3.0), graphs=1, calls=2)
+    finally:
+        npcompile.controls._ALLOWED.clear()
+    assert jitted.compile_count == 1
+
+
+def test_npcompile_logs_environment_variable():
+    import subprocess
+    import sys
+    code = ("import numpy as np, npcompile\n"
+            "f = npcompile.jit(lambda a: (print('side'), a + 1)[1], backend='eager')\n"
+            "f(np.zeros(2)); f(np.zeros(2))\n")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          env={**__import__("os").environ, "NPCOMPILE_LOGS": "graph_breaks"})
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.count("graph break") == 1 and "print" in done.stderr
