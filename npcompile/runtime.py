@@ -127,6 +127,7 @@ class FallbackEntry:
     depended on."""
 
     compiled = None
+    fast = None
 
     def __init__(self, guard, record, guards):
         self.guard = guard
@@ -137,15 +138,50 @@ class FallbackEntry:
         return fallback()
 
 
-def _extractor(inputs, globals_dict, closure, device):
-    """Generated ``extract(L)``: the graph's input tensors from the segment's inputs."""
+def _input_tuple(inputs):
+    """Source of a tuple expression: the graph's input tensors from the segment's inputs."""
     items = ", ".join(inp.source.expr if isinstance(inp.example, (torch.Tensor, int))
                       else f"_t({inp.source.expr})" for inp in inputs)
-    source = f"def extract(L):\n    return ({items}{',' if len(inputs) == 1 else ''})\n"
-    to_tensor = torch.from_numpy if device.type == "cpu" else (lambda a: devices.host_to_device(a, device))
-    namespace = {"_t": to_tensor, "G": globals_dict, "C": closure}
+    return f"({items}{',' if len(inputs) == 1 else ''})"
+
+
+def _to_tensor(device):
+    return torch.from_numpy if device.type == "cpu" else (lambda a: devices.host_to_device(a, device))
+
+
+def _extractor(inputs, globals_dict, closure, device):
+    """Generated ``extract(L)``: the graph's input tensors from the segment's inputs."""
+    source = f"def extract(L):\n    return {_input_tuple(inputs)}\n"
+    namespace = {"_t": _to_tensor(device), "G": globals_dict, "C": closure}
     exec(compile(source, "<npcompile inputs>", "exec"), namespace)
     return namespace["extract"]
+
+
+MISS = object()
+
+
+def _fast_path(entry, globals_dict, closure, device):
+    """Generated ``fast(L)`` for the hot path: guard, inputs, graph and results in one
+    function call (MISS when a guard fails)."""
+    cap = entry.capture
+    source = ("def fast(L):\n"
+              "    try:\n"
+              f"        if not ({cap.guards.expression()}):\n"
+              "            return MISS\n"
+              "    except Exception:\n"
+              "        return MISS\n"
+              f"    tensors = {_input_tuple(cap.inputs)}\n"
+              "    try:\n"
+              "        out = compiled(*tensors)\n"
+              "    except Exception as exc:\n"
+              "        return entry.recover(exc, None)\n"
+              + ("    entry.write(L, tensors)\n" if entry.write is not None else "")
+              + "    return finish(L, out)\n")
+    namespace = cap.guards.namespace(globals_dict, closure)
+    namespace.update(MISS=MISS, compiled=entry.compiled, finish=entry.finish, entry=entry,
+                     _t=_to_tensor(device))
+    exec(compile(source, "<npcompile call>", "exec"), namespace)
+    return namespace["fast"]
 
 
 def _transfers(cap, device):
@@ -229,12 +265,13 @@ class JitFunction:
             return self.fn(*args, **kwargs) if not config.trace_numpy else _run_on_shim(self.fn, args, kwargs)
         L = args if not kwargs and self._simple and len(args) == self._argcount else self.bind(args, kwargs)
         for entry in entries:   # inline for speed; fallbacks and explain() take _segment
-            if entry.compiled is not None and self.events is None and entry.guard(L):
+            if entry.fast is not None and self.events is None:
                 try:
-                    result = entry.run(L, None)
+                    result = entry.fast(L)
                 except RerunUncompiled:
                     return self.fn(*args, **kwargs)
-                break
+                if result is not MISS:
+                    break
         else:
             result = self._segment(entries, L, None, lambda: self.fn(*args, **kwargs))
         while type(result) is Resume:
@@ -359,8 +396,10 @@ class JitFunction:
         diagnostics.log_once("graph_code", cap.gm, "graph of %s:\n%s", self.fn.__qualname__, cap.gm.code)
         diagnostics.log_once("output_code", finish, "output code of %s:\n%s", self.fn.__qualname__, finish.source)
         diagnostics.notify("compile", self, times)
-        return CompiledEntry(guard, extract, compiled, finish, cap, times, record, write,
-                             _transfers(cap, self._call_device))
+        entry = CompiledEntry(guard, extract, compiled, finish, cap, times, record, write,
+                              _transfers(cap, self._call_device))
+        entry.fast = _fast_path(entry, globals_dict, closure, self._call_device)
+        return entry
 
     def _run_backend(self, cap):
         """The backend on the captured graph. Compiling happens before any input is

@@ -74,15 +74,21 @@ class Guards:
         self.add(f"{source_a.expr} is not {source_b.expr}", f"{source_a.label} is not {source_b.label}")
 
     # --- code generation ---------------------------------------------------------------
+    def expression(self):
+        """All checks as one Python expression over ``L`` (its names: ``namespace``)."""
+        return " and\n            ".join(e for e, _ in self.checks) or "True"
+
+    def namespace(self, globals_dict, closure):
+        return dict(self.constants, G=globals_dict, B=builtins.__dict__, C=closure)
+
     def compile(self, globals_dict, closure):
         """One function ``guard(L) -> bool``; never raises (a failing lookup is a miss)."""
-        body = " and\n            ".join(e for e, _ in self.checks) or "True"
         source = ("def guard(L):\n"
                   "    try:\n"
-                  f"        return bool({body})\n"
+                  f"        return bool({self.expression()})\n"
                   "    except Exception:\n"
                   "        return False\n")
-        namespace = dict(self.constants, G=globals_dict, B=builtins.__dict__, C=closure)
+        namespace = self.namespace(globals_dict, closure)
         exec(compile(source, "<npcompile guard>", "exec"), namespace)
         guard = namespace["guard"]
         guard.source = source
