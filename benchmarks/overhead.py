@@ -18,26 +18,28 @@ def six_ops(a, b):
     return np.sqrt(np.abs(d - b))
 
 
-def per_call_seconds(fn, args, repeat=5, number=2000):
-    """Best of ``repeat`` averages: the least disturbed measure on a shared machine."""
-    fn(*args)
-    best = float("inf")
-    for _ in range(repeat):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn(*args)
-        best = min(best, (time.perf_counter() - start) / number)
+def per_call_seconds(systems, args, rounds=15, number=2000):
+    """Best per-call time of each system over ``rounds`` rounds that take turns, so a
+    load spike on the shared machine hits every system alike."""
+    for fn in systems.values():
+        fn(*args)
+    best = dict.fromkeys(systems, float("inf"))
+    for _ in range(rounds):
+        for name, fn in systems.items():
+            start = time.perf_counter()
+            for _ in range(number):
+                fn(*args)
+            best[name] = min(best[name], (time.perf_counter() - start) / number)
     return best
 
 
 def main():
     rng = np.random.default_rng(0)
     args = (rng.random(10), rng.random(10))
-    timings = {"numpy": per_call_seconds(six_ops, args),
-               "npcompile": per_call_seconds(npcompile.jit(six_ops), args)}
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        timings["torch.compile"] = per_call_seconds(torch.compile(six_ops), args)
+        timings = per_call_seconds({"numpy": six_ops, "npcompile": npcompile.jit(six_ops),
+                                    "torch.compile": torch.compile(six_ops)}, args)
     for name, seconds in timings.items():
         print(f"{name:>14}: {seconds * 1e6:8.2f} us/call")
     print(f"npcompile / numpy         = {timings['npcompile'] / timings['numpy']:.2f}  (target <= 2)")

@@ -37,17 +37,23 @@ class OutputPlan:
         self.array_outputs = 0         # graph outputs converted to NumPy arrays or scalars
 
     def const(self, value):
-        name = f"k{len(self.constants)}"
+        name = f"r{len(self.constants)}"   # "r": apart from the guards' "k" names
         self.constants[name] = value
         return name
 
-    def compile(self, globals_dict, closure, tensor_outputs):
-        body = self.conversions + self.statements + [f"return {self.result}"]
-        source = "def finish(L, out):\n" + "".join(f"    {line}\n" for line in body)
+    def body(self):
+        """The lines that turn ``out`` (and ``L``) into the result, ending in return."""
+        return self.conversions + self.statements + [f"return {self.result}"]
+
+    def namespace(self, globals_dict, closure, tensor_outputs):
         to_array = _to_numpy_array if self.plain_cpu_outputs else _to_numpy_array_any
-        namespace = dict(self.constants, G=globals_dict, B=builtins.__dict__, C=closure,
-                         _array=_to_tensor if tensor_outputs else to_array,
-                         _scalar=_to_tensor if tensor_outputs else _to_numpy_scalar)
+        return dict(self.constants, G=globals_dict, B=builtins.__dict__, C=closure,
+                    _array=_to_tensor if tensor_outputs else to_array,
+                    _scalar=_to_tensor if tensor_outputs else _to_numpy_scalar)
+
+    def compile(self, globals_dict, closure, tensor_outputs):
+        source = "def finish(L, out):\n" + "".join(f"    {line}\n" for line in self.body())
+        namespace = self.namespace(globals_dict, closure, tensor_outputs)
         exec(compile(source, "<npcompile output>", "exec"), namespace)
         finish = namespace["finish"]
         finish.source = source

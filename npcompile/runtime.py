@@ -162,24 +162,28 @@ MISS = object()
 
 def _fast_path(entry, globals_dict, closure, device):
     """Generated ``fast(L)`` for the hot path: guard, inputs, graph and results in one
-    function call (MISS when a guard fails)."""
+    function (MISS when a guard fails)."""
     cap = entry.capture
-    source = ("def fast(L):\n"
-              "    try:\n"
-              f"        if not ({cap.guards.expression()}):\n"
-              "            return MISS\n"
-              "    except Exception:\n"
-              "        return MISS\n"
-              f"    tensors = {_input_tuple(cap.inputs)}\n"
-              "    try:\n"
-              "        out = compiled(*tensors)\n"
-              "    except Exception as exc:\n"
-              "        return entry.recover(exc, None)\n"
-              + ("    entry.write(L, tensors)\n" if entry.write is not None else "")
-              + "    return finish(L, out)\n")
+    inputs = _input_tuple(cap.inputs)
+    boxed = getattr(entry.compiled, "boxed", None)
+    call = f"boxed([{inputs[1:-1].rstrip(',')}])" if boxed is not None and entry.write is None \
+        else f"compiled(*{inputs})"
+    lines = ["try:",
+             f"    if not ({cap.guards.expression()}):",
+             "        return MISS",
+             "except Exception:",
+             "    return MISS"]
+    if entry.write is not None:
+        lines.append(f"tensors = {inputs}")
+        call = "compiled(*tensors)"
+    lines += ["try:", f"    out = {call}", "except Exception as exc:", "    return entry.recover(exc, None)"]
+    if entry.write is not None:
+        lines.append("entry.write(L, tensors)")
+    lines += cap.output_plan.body()
+    source = "def fast(L):\n" + "".join(f"    {line}\n" for line in lines)
     namespace = cap.guards.namespace(globals_dict, closure)
-    namespace.update(MISS=MISS, compiled=entry.compiled, finish=entry.finish, entry=entry,
-                     _t=_to_tensor(device))
+    namespace.update(cap.output_plan.namespace(globals_dict, closure, cap.tensor_outputs))
+    namespace.update(MISS=MISS, compiled=entry.compiled, boxed=boxed, entry=entry, _t=_to_tensor(device))
     exec(compile(source, "<npcompile call>", "exec"), namespace)
     return namespace["fast"]
 
