@@ -124,8 +124,9 @@ def solve(a: ArrayLike, b: ArrayLike):
         if b.shape[0] != m:
             raise ValueError(f"solve1: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
                              f"signature (m,m),(m)->(m) (size {b.shape[0]} is different from {m})")
+        vectors = _in(b, compute).expand(tuple(a.shape[:-1])).unsqueeze(-1)  # one per matrix of a's stack
         with _lapack_failure("Singular matrix"):
-            x = torch.linalg.solve(_in(a, compute), _in(b, compute).unsqueeze(-1)).squeeze(-1)
+            x = torch.linalg.solve(_in(a, compute), vectors).squeeze(-1)
         return _out(x, result)
     if b.shape[-2] != m:
         raise ValueError(f"solve: Input operand 1 has a mismatch in its core dimension 0, with gufunc "
