@@ -578,7 +578,8 @@ def cov(m: ArrayLike, y: OptionalArrayLike = None, rowvar=True, bias=False, ddof
         c = xr @ (xr * wr).T.conj()
     fact = torch.where(fact.real <= 0, torch.zeros_like(fact), fact)
     wide = torch.complex128 if c.is_complex() or fact.is_complex() else torch.float64
-    c = (c.to(wide) * (1 / fact.to(wide))).to(c.dtype)
+    scale = 1 / (fact.to(torch.complex128) if fact.is_complex() else fact.to(torch.float64))  # real 1/0 = inf, as NumPy
+    c = (c.to(wide) * scale).to(c.dtype)
     return ndarray._wrap(c.squeeze())
 
 

@@ -99,6 +99,23 @@ def _float_divmod(a, b):
     return floordiv, mod
 
 
+def true_divide(a, b):
+    """torch.div, except complex division follows NumPy's algorithm (Smith's, with
+    division by zero giving inf/nan parts rather than nan+nanj)."""
+    if not a.is_complex():
+        return torch.div(a, b)
+    ar, ai, br, bi = a.real, a.imag, b.real, b.imag
+    real_larger = br.abs() >= bi.abs()
+    zero = (br == 0) & (bi == 0)
+    ratio = torch.where(real_larger, bi / br, br / bi)
+    scale = 1.0 / torch.where(real_larger, br + bi * ratio, bi + br * ratio)
+    real = torch.where(real_larger, (ar + ai * ratio) * scale, (ar * ratio + ai) * scale)
+    imag = torch.where(real_larger, (ai - ar * ratio) * scale, (ai * ratio - ar) * scale)
+    real = torch.where(zero, ar / br.abs(), real)
+    imag = torch.where(zero, ai / br.abs(), imag)
+    return torch.complex(real, imag)
+
+
 def floor_divide(a, b):
     if _is_float(a):
         return _float_divmod(a, b)[0]

@@ -529,7 +529,7 @@ def _define(name, nin, nout, kernel, unsigned64=None, half=True, reorderable=Fal
 _define("add", 2, 1, K.add, "bits", reorderable=True)
 _define("subtract", 2, 1, K.subtract, "bits")
 _define("multiply", 2, 1, K.multiply, "bits", reorderable=True)
-_define("divide", 2, 1, torch.div, aliases=("true_divide",))
+_define("divide", 2, 1, K.true_divide, aliases=("true_divide",))
 _define("floor_divide", 2, 1, K.floor_divide)
 _define("remainder", 2, 1, K.remainder, aliases=("mod",))
 _define("fmod", 2, 1, K.fmod)

@@ -280,11 +280,13 @@ def test_unwrap_sinc_i0_hypothesis(data):
     check(lambda xp, a: xp.unwrap(a), a, rtol=1e-3, atol=1e-3)
     check(lambda xp, a: xp.unwrap(a, axis=0, period=6), a, rtol=1e-3, atol=1e-3)
     check(lambda xp, a: xp.sinc(a), a, rtol=1e-3, atol=1e-6)
+    rtol = 1e-3
     if dt == numpy.float16:
-        # NumPy evaluates float16 i0 in float16 and overflows inside for |x| > ~11 although
-        # the result fits; the shim evaluates in float64 (a documented difference)
-        a = numpy.clip(a, -10, 10)
-    check(lambda xp, a: xp.i0(a), a, rtol=1e-3)
+        # NumPy evaluates float16 i0 in float16: a few ulps off, and overflowing inside for
+        # |x| > ~11 although the result fits; the shim evaluates in float64 and rounds once
+        # (a documented difference)
+        a, rtol = numpy.clip(a, -10, 10), 4e-3
+    check(lambda xp, a: xp.i0(a), a, rtol=rtol)
 
 
 def test_sinc_i0_scalars():
