@@ -196,7 +196,11 @@ class Resume:
         self.frames = frames
 
 
-def _to_numpy_array(t):
+_to_numpy_array = torch.Tensor.numpy   # plain CPU outputs: the common, fast case
+
+
+def _to_numpy_array_any(t):
+    """Any tensor to NumPy: materialize lazy conj/neg bits, bring it to the host."""
     if t.is_conj() or t.is_neg():
         t = t.resolve_conj().resolve_neg()
     if t.device.type != "cpu":
@@ -205,7 +209,7 @@ def _to_numpy_array(t):
 
 
 def _to_numpy_scalar(t):
-    return _to_numpy_array(t)[()]
+    return _to_numpy_array_any(t)[()]
 
 
 def _to_tensor(t):

@@ -75,7 +75,7 @@ class Suspended:
 
 def _cell_full(cell):
     try:
-        cell.cell_contents
+        cell.cell_contents  # noqa: B018 - reading it is the test
         return True
     except ValueError:
         return False
@@ -354,7 +354,7 @@ class Tracer:
             self.inputs.append(ArrayInput(source, value))
             raise RestartTrace()
         self.guards.array_meta(source, value, self.inputs[index].dynamic)
-        for other, other_source in self.array_by_id.values():
+        for _, other_source in self.array_by_id.values():
             self.guards.distinct_objects(source, other_source)
         array = ShimArray._wrap(self.placeholders[index])
         self.array_by_id[id(value)] = (array, source)

@@ -36,3 +36,12 @@ def test_view_of_input_shares_memory():
     view = npcompile.jit(lambda x: x[2:], backend="eager")(a)
     view[0] = 100.0
     assert a[2] == 100.0
+
+
+def test_any_tensor_converts_with_lazy_bits_resolved():
+    import torch
+    from npcompile.outputs import _to_numpy_array_any, _to_numpy_scalar
+    lazy = torch.tensor([1 + 1j, 2 - 3j]).conj()
+    assert lazy.is_conj()
+    np.testing.assert_array_equal(_to_numpy_array_any(lazy), np.array([1 - 1j, 2 + 3j]))
+    assert type(_to_numpy_scalar(torch.tensor(2.5, dtype=torch.float64))) is np.float64
