@@ -9,7 +9,10 @@ from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.proxy_tensor import make_fx
 from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, StatelessSymbolicContext
 
+from torch_numpy_shim import _errors as shim_errors
+
 from . import outputs
+from .devices import mutated_inputs
 from .errors import GraphBreak, RestartTrace
 from .tracer import sources
 from .tracer.interpreter import ArrayInput, Tracer, supported_dtype
@@ -125,6 +128,11 @@ def initial_inputs(roots):
     return found
 
 
+def _guarded(exc, tracer):
+    exc.tracer_guards = tracer.guards
+    return exc
+
+
 def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("cpu"), fullgraph=False,
             dynamic_dims=lambda source, example: (), dynamic_ints=frozenset()):
     """Trace ``fn`` (from its entry, or from ``resume_frames``) into a graph. Tracing
@@ -146,7 +154,9 @@ def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("
         plan_box = []
 
         def traced(*placeholders):
-            result = tracer.run(list(placeholders))
+            with shim_errors.collecting_checks() as checks:
+                result = tracer.run(list(placeholders))
+            tracer.deferred_checks = checks
             plan, tensors = outputs.plan(result, tracer)
             plan_box.append(plan)
             return tensors
@@ -165,6 +175,10 @@ def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("
         except BaseException as exc:
             exc.tracer_guards = tracer.guards
             raise
+        if tracer.deferred_checks and mutated_inputs(gm):
+            raise _guarded(GraphBreak("a value check NumPy makes comes before a write into an input",
+                                      "the check could only run after the write; this call runs as written"),
+                           tracer)
         for expression in shape_guards(fake_mode, fake_inputs, inputs):
             tracer.guards.add(expression, f"sizes: {expression}")
         return Capture(gm, fake_inputs, fake_mode, tracer, plan_box[0], time.perf_counter() - start,

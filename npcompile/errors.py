@@ -39,3 +39,8 @@ class GraphBreak(Exception):
 
 class RestartTrace(Exception):
     """Internal: tracing found a new graph input; trace again with it declared."""
+
+
+class RerunUncompiled(Exception):
+    """Internal: this call (or segment) must run as written: the compiled graph raised,
+    or a value check NumPy makes failed, and NumPy's own error belongs in user code."""

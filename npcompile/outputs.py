@@ -15,7 +15,7 @@ import torch
 import torch_numpy_shim as shim
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
-from .errors import GraphBreak
+from .errors import GraphBreak, RerunUncompiled
 from .tracer import numpy_map
 from .tracer.frame import NO_VALUE, NULL, Frame
 from .tracer.interpreter import Suspended
@@ -29,12 +29,14 @@ class OutputPlan:
     def __init__(self):
         self.constants = {"_restore": _restore, "_frame": _frame, "_cell": types.CellType,
                           "_method": types.MethodType, "_rebuild": _rebuild, "NULL": NULL,
-                          "NO_VALUE": NO_VALUE, "_Resume": Resume}
+                          "NO_VALUE": NO_VALUE, "_Resume": Resume,
+                          "RerunUncompiled": RerunUncompiled}
         self.conversions = []   # "name = expression" lines, dependencies first
         self.statements = []    # side effects, in program order
         self.result = "None"
         self.plain_cpu_outputs = True  # no output is on a device or carries a conj/neg bit
         self.array_outputs = 0         # graph outputs converted to NumPy arrays or scalars
+        self.checks = []               # "out[i]" for each deferred value check (a bool)
 
     def const(self, value):
         name = f"r{len(self.constants)}"   # "r": apart from the guards' "k" names
@@ -42,8 +44,10 @@ class OutputPlan:
         return name
 
     def body(self):
-        """The lines that turn ``out`` (and ``L``) into the result, ending in return."""
-        return self.conversions + self.statements + [f"return {self.result}"]
+        """The lines that turn ``out`` (and ``L``) into the result, ending in return;
+        first the value checks NumPy makes (any that holds: run as written instead)."""
+        checks = [f"if {' or '.join(self.checks)}:", "    raise RerunUncompiled()"] if self.checks else []
+        return checks + self.conversions + self.statements + [f"return {self.result}"]
 
     def namespace(self, globals_dict, closure, tensor_outputs):
         to_array = _to_numpy_array if self.plain_cpu_outputs else _to_numpy_array_any
@@ -165,6 +169,9 @@ def plan(result, tracer):
     """Encode ``result`` and the tracer's side effects; returns (plan, output tensors)."""
     p = OutputPlan()
     encode = _Encoder(tracer, p)
+    for condition in tracer.deferred_checks:
+        encode.tensors.append(condition)
+        p.checks.append(f"out[{len(encode.tensors) - 1}]")
     if isinstance(result, Suspended):
         frames = [encode.frame(f, k == 0) for k, f in enumerate(result.frames)]
         p.result = f"_Resume([{', '.join(frames)}])"
@@ -181,7 +188,7 @@ def plan(result, tracer):
         else:
             _, source, method, args = effect
             p.statements.append(f"{source.expr}.{method}({', '.join(encode(a) for a in args)})")
-    arrays = [t for t in encode.tensors if isinstance(t, torch.Tensor)]
+    arrays = [t for t in encode.tensors[len(p.checks):] if isinstance(t, torch.Tensor)]
     p.array_outputs = len(arrays)
     p.plain_cpu_outputs = all(t.device.type == "cpu" and not t.is_conj() and not t.is_neg() for t in arrays)
     return p, encode.tensors

@@ -21,7 +21,7 @@ from . import config, devices, diagnostics
 from .backends import resolve
 from .dynamic import dynamic_marks
 from .capture import capture
-from .errors import GraphBreak, Unsupported
+from .errors import GraphBreak, RerunUncompiled, Unsupported
 from .outputs import Resume
 from .tracer.frame import Frame
 from .tracer.interpreter import bind_arguments, arg_count, is_user_function
@@ -95,7 +95,12 @@ class CompiledEntry:
             return self.recover(exc, fallback)
         if self.write is not None:
             self.write(L, tensors)
-        return self.finish(L, out)
+        try:
+            return self.finish(L, out)
+        except RerunUncompiled:
+            if fallback is None:
+                raise
+            return fallback()
 
     def recover(self, exc, fallback):
         """The graph raised while running (e.g. a singular matrix, known only from the
@@ -115,10 +120,6 @@ class CompiledEntry:
         if self._mutates_inputs is None:
             self._mutates_inputs = bool(devices.mutated_inputs(self.capture.gm))
         return self._mutates_inputs
-
-
-class RerunUncompiled(Exception):
-    """Internal: the hot path should run the call as written (see CompiledEntry.recover)."""
 
 
 class FallbackEntry:

@@ -1,5 +1,7 @@
 """Exceptions: NumPy's own classes where NumPy raises them, plus UnsupportedError for
 what the shim refuses rather than answering wrongly (the tracer falls back on it)."""
+import contextlib
+
 import numpy
 from numpy.exceptions import AxisError, ComplexWarning
 
@@ -35,3 +37,29 @@ class errstate:
 
     def __call__(self, fn):
         return fn
+
+
+_check_collector = None   # a list while npcompile traces a graph (see collecting_checks)
+
+
+def raise_if(condition, exc):
+    """Raise ``exc`` when any element of the bool tensor ``condition`` holds: a check
+    NumPy makes on values. While a graph is being traced the values are unknown, so the
+    condition is collected instead; the compiled call evaluates it and, if it holds,
+    runs the code as written so that NumPy raises its own error in the user's context."""
+    if _check_collector is not None:
+        _check_collector.append(condition.any())
+        return
+    if bool(condition.any()):
+        raise exc
+
+
+@contextlib.contextmanager
+def collecting_checks():
+    """Within: ``raise_if`` records its conditions in the yielded list."""
+    global _check_collector
+    outer, _check_collector = _check_collector, []
+    try:
+        yield _check_collector
+    finally:
+        _check_collector = outer

@@ -19,7 +19,7 @@ from torch.fx.experimental.symbolic_shapes import guard_or_false
 from torch.multiprocessing.reductions import StorageWeakRef
 
 from . import _coerce, _dtypes
-from ._errors import ComplexWarning
+from ._errors import ComplexWarning, raise_if
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, OutArray, normalize_axis, normalizer, write_out
 
@@ -273,7 +273,7 @@ class _Fancy:
         arrays (0-d ones always, as they are integers) even when the result is empty."""
         for idx, size in zip(indices, self.sizes):
             if idx.ndim == 0 or count:
-                _raise_if_any((idx < -size) | (idx >= size),
+                raise_if((idx < -size) | (idx >= size),
                               IndexError(f"index out of bounds for axis with size {size}"))
 
     def to_front(self, t):
@@ -498,12 +498,6 @@ def _apply_mode(idx, n, mode):
     return torch.where(idx < 0, n, idx)
 
 
-def _raise_if_any(bad, exc):
-    """A data-dependent NumPy error that no torch kernel raises with NumPy's class."""
-    if bad.numel() and builtins.bool(bad.any()):
-        raise exc
-
-
 def _converted_values(values, dt):
     """Values to store into an array of dtype ``dt``, converted as NumPy's put does."""
     if _is_host_value(values):
@@ -541,7 +535,7 @@ def _along_axis(t, idx, axis, mode="raise"):
     shape = outer + tuple(idx.shape) + tuple(t.shape[axis + 1:])
     if math.prod(shape) == 0:
         if mode == "raise" and math.prod(outer) and idx.numel():
-            _raise_if_any((idx < -n) | (idx >= n),
+            raise_if((idx < -n) | (idx >= n),
                           IndexError(f"index out of bounds for axis {axis} with size {n}"))
         return t.new_empty(shape)
     if n == 0:
@@ -705,7 +699,7 @@ def choose(a, choices, out: OutArray = None, mode="raise"):
     elif mode == "clip":
         k = k.clamp(0, n - 1)
     else:
-        _raise_if_any((k < 0) | (k >= n), ValueError("invalid entry in choice array"))
+        raise_if((k < 0) | (k >= n), ValueError("invalid entry in choice array"))
     result = torch.gather(stacked, 0, k.unsqueeze(0)).squeeze(0).view(dt.torch)
     if out is not None:
         return write_out(ndarray._wrap(result), out, casting="unsafe")
@@ -839,7 +833,7 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         elif m == "clip":
             c = c.clamp(0, size - 1)
         else:
-            _raise_if_any((c < 0) | (c >= size), ValueError("invalid entry in coordinates array"))
+            raise_if((c < 0) | (c >= size), ValueError("invalid entry in coordinates array"))
         fixed.append(c)
     order_dims = range(len(dims)) if order == "C" else reversed(range(len(dims)))
     flat = torch.zeros(shape, dtype=_INT64)
@@ -856,7 +850,7 @@ def unravel_index(indices, shape, order="C"):
                         "Wrap it with 'np.array(indices, dtype=np.intp)'")
     idx = _index_ints(indices)
     size = math.prod(shape)
-    _raise_if_any((idx < 0) | (idx >= size),
+    raise_if((idx < 0) | (idx >= size),
                   ValueError(f"index is out of bounds for array with size {size}"))
     coords = []
     for d in (reversed(shape) if order == "C" else shape):

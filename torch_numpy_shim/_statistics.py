@@ -18,7 +18,7 @@ import torch
 
 from . import _dtypes
 from ._coerce import asarray, cast_tensor
-from ._errors import UnsupportedError
+from ._errors import UnsupportedError, raise_if
 from ._ndarray import ndarray
 from ._normalize import (ArrayLike, AxisLike, DTypeLike, OptionalArrayLike, OutArray, finish,
                          normalize_axis_tuple, normalizer)
@@ -29,13 +29,6 @@ __all__ = ["median", "nanmedian", "percentile", "quantile", "nanpercentile", "na
 
 _F64 = _dtypes.float64.dtype
 _I64 = _dtypes.int64.dtype
-
-
-def _raise_if(condition, exc):
-    """Raise ``exc`` when any element of the bool tensor ``condition`` holds: a check
-    NumPy makes on values, so it must read them."""
-    if builtins.bool(condition.any()):
-        raise exc
 
 
 # ---- integer images: what torch can index and subtract ---------------------------------
@@ -298,7 +291,7 @@ def _weighted_inverted_cdf(sorted_image, weights, q, count):
     are answered by the caller)."""
     cdf = torch.cumsum(weights, 0)
     cdf = cdf / cdf[-1:]
-    _raise_if(torch.isnan(cdf[-1]) & (count > 0), ValueError("Weights included NaN, inf or were all zero."))
+    raise_if(torch.isnan(cdf[-1]) & (count > 0), ValueError("Weights included NaN, inf or were all zero."))
     if q.is_floating_point():
         cdf = cdf.to(q.dtype)
     cdf = torch.where(cdf == 0, -1, cdf).to(cdf.dtype)  # skip leading zero weights
@@ -366,13 +359,13 @@ def _quantile_entry(a, q, python_q, axis, out, method, keepdims, weights, interp
         if not all(0 <= (v / 100 if percent else v) <= 1 for v in python_q):
             raise bad_q
     else:
-        _raise_if(~((q_t >= 0) & (q_t <= 1)), bad_q)
+        raise_if(~((q_t >= 0) & (q_t <= 1)), bad_q)
     axes = None if axis is None else normalize_axis_tuple(axis, a.ndim)
     if weights is not None:
         if method != "inverted_cdf":
             raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
         weights = _check_weights(weights, a, axes).to(a._t.device)
-        _raise_if(weights < 0, ValueError("Weights must be non-negative."))
+        raise_if(weights < 0, ValueError("Weights must be non-negative."))
     if method not in _METHODS:
         raise ValueError(f"{method!r} is not a valid method. Use one of: {_METHODS}")
     if q_t.ndim > 2:
@@ -492,7 +485,7 @@ def average(a: ArrayLike, axis: AxisLike = None, weights: OptionalArrayLike = No
         rt = _dtypes.result_type(a.dtype, weights.dtype)
     w = cast_tensor(w, rt)
     scale = w.sum(dim=axes, keepdim=keepdims) if axes else w.clone()
-    _raise_if(scale == 0, ZeroDivisionError("Weights sum to zero, can't be normalized"))
+    raise_if(scale == 0, ZeroDivisionError("Weights sum to zero, can't be normalized"))
     weighted = cast_tensor(a._t, rt) * w
     total = weighted.sum(dim=axes, keepdim=keepdims) if axes else weighted
     avg = total / scale
@@ -513,12 +506,12 @@ def _as_rows(x, dt):
 def _validate_sample_weights(weights, n_samples, kind, device):
     w = cast_tensor(asarray(weights)._t, _F64).to(device)
     if kind == "fweights":
-        _raise_if(w != torch.round(w), TypeError("fweights must be integer"))
+        raise_if(w != torch.round(w), TypeError("fweights must be integer"))
     if w.ndim > 1:
         raise RuntimeError(f"cannot handle multidimensional {kind}")
     if w.shape[0] != n_samples:
         raise RuntimeError(f"incompatible numbers of samples and {kind}")
-    _raise_if(w < 0, ValueError(f"{kind} cannot be negative"))
+    raise_if(w < 0, ValueError(f"{kind} cannot be negative"))
     return w
 
 
@@ -565,7 +558,7 @@ def cov(m: ArrayLike, y: OptionalArrayLike = None, rowvar=True, bias=False, ddof
         rt = _dtypes.result_type(dtype, _F64)
         wr = cast_tensor(w, rt)
         w_sum = wr.sum()
-        _raise_if(w_sum == 0, ZeroDivisionError("Weights sum to zero, can't be normalized"))
+        raise_if(w_sum == 0, ZeroDivisionError("Weights sum to zero, can't be normalized"))
         avg = (cast_tensor(x, rt) * wr).sum(1) / w_sum
         x = cast_tensor(cast_tensor(x, rt) - avg[:, None], dtype)
         if ddof == 0:
@@ -629,7 +622,7 @@ def _outer_edges(a, range_):
         return torch.tensor(0, device=a.device), torch.tensor(1, device=a.device), (0, 1)
     a = _searchable(a)  # integers are exact in int64, and their edges float64 either way
     first, last = a.min(), a.max()
-    _raise_if(~(torch.isfinite(first) & torch.isfinite(last)),
+    raise_if(~(torch.isfinite(first) & torch.isfinite(last)),
               ValueError("autodetected range of [nan, nan] is not finite"))
     dt = _dtypes.from_torch(a.dtype)
     if dt.kind in "biu":  # first - 0.5 turns a NumPy integer scalar into a float64
@@ -675,7 +668,7 @@ def _bin_edges(t, bins, range_):
         edges = asarray(bins)
         if edges.ndim != 1:
             raise ValueError("`bins` must be 1d, when an array")
-        _raise_if(edges._t[:-1] > edges._t[1:],
+        raise_if(edges._t[:-1] > edges._t[1:],
                   ValueError("`bins` must increase monotonically, when an array"))
         return edges, None, None
     try:
@@ -694,7 +687,7 @@ def _bin_edges(t, bins, range_):
         edges = torch.tensor(constant, device=t.device)
     else:
         edges = _edges_linspace(first, last, count + 1, compute, bin_dt)
-        _raise_if(edges[:-1] >= edges[1:], too_many)
+        raise_if(edges[:-1] >= edges[1:], too_many)
     return ndarray._wrap(edges), count, (first, last)
 
 
@@ -820,7 +813,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights: OptionalArra
         elif numpy.ndim(bins[i]) == 1:
             edge_array = asarray(bins[i])
             edge = edge_array._t
-            _raise_if(edge[:-1] > edge[1:], ValueError(
+            raise_if(edge[:-1] > edge[1:], ValueError(
                 f"`bins[{i}]` must be monotonically increasing, when an array"))
             edges.append(edge_array)
         else:
@@ -878,7 +871,7 @@ def bincount(x: ArrayLike, weights: OptionalArrayLike = None, minlength=0):
     if minlength < 0:
         raise ValueError("'minlength' must not be negative")
     t = _int_image(x._t).to(torch.int64)
-    _raise_if(t < 0, ValueError("'list' argument must have no negative elements"))
+    raise_if(t < 0, ValueError("'list' argument must have no negative elements"))
     if weights is None:
         return ndarray._wrap(torch.bincount(t, minlength=minlength))
     if not _dtypes.can_cast(weights.dtype, _F64, "safe"):
@@ -901,7 +894,7 @@ def digitize(x: ArrayLike, bins: ArrayLike, right=False):
     b = bins._t.to(x._t.device)
     increasing = (b[1:] >= b[:-1]).all()
     decreasing = (b[1:] <= b[:-1]).all()
-    _raise_if(~(increasing | decreasing), ValueError("bins must be monotonically increasing or decreasing"))
+    raise_if(~(increasing | decreasing), ValueError("bins must be monotonically increasing or decreasing"))
     side = "left" if right else "right"
     edges, values = _common(b, x._t)
     ascending = edges.flip(0)

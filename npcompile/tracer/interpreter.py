@@ -119,6 +119,7 @@ class Tracer:
         self.overlay = {}                     # (id(obj), attr) -> value written during trace
         self.global_writes = {}               # name -> value (STORE_GLOBAL)
         self.side_effects = []                # ("setattr"|"call"|"setglobal", ...)
+        self.deferred_checks = []             # bool tensors of NumPy's value checks (raise_if)
         self.internal_cells = set()
         self.created_functions = set()        # ids of functions made by MAKE_FUNCTION
         self.keepalive = []

@@ -538,3 +538,27 @@ def test_npcompile_logs_environment_variable():
                           env={**__import__("os").environ, "NPCOMPILE_LOGS": "graph_breaks"})
     assert done.returncode == 0, done.stderr
     assert done.stderr.count("graph break") == 1 and "print" in done.stderr
+
+
+def weighted(x, w):
+    return np.average(x, weights=w) * 2
+
+
+@pytest.mark.parametrize("weights", [[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]])
+def test_value_checks_numpy_makes_stay_in_one_graph(weights):
+    """np.average raises when the weights sum to zero: the check runs with the compiled
+    graph; if it holds the call runs as written and NumPy's error reaches the caller."""
+    jitted = check_jit(weighted, np.arange(3.0), np.array(weights), graphs=None, calls=2)
+    assert not jitted.breaks
+
+
+def test_value_check_failure_reaches_the_users_except():
+    def safe(x, w):
+        try:
+            return np.average(x, weights=w)
+        except ZeroDivisionError:
+            return -1.0
+
+    jitted = npcompile.jit(safe, backend="eager")
+    assert jitted(np.arange(3.0), np.ones(3)) == 1.0
+    assert jitted(np.arange(3.0), np.zeros(3)) == -1.0 and jitted.compile_count == 1
