@@ -4,8 +4,8 @@ A call runs a chain of *segments*. The first starts at the function's entry; eac
 that ends at a graph break hands back the real frame stack, the runtime runs the
 breaking instruction for real (``RealRunner``) and continues with the segment that
 starts there, cached by resume point ``(code, offset)`` per frame and guarded on the
-state. A hot call with no breaks is: one generated guard function, one generated input
-extractor, the compiled callable and one generated output finisher.
+state. A hot call with no breaks is one generated function per cache entry (guards,
+inputs, the compiled graph, NumPy results) tried in turn.
 """
 import inspect
 import linecache
@@ -43,8 +43,6 @@ def _failed_guard(entries, L, fn):
 
 def _run_on_shim(fn, args, kwargs):
     """Debug mode: ``fn`` run eagerly with NumPy swapped for the shim in its globals."""
-    import numpy
-
     import torch_numpy_shim as shim
     from .tracer.interpreter import with_shim_globals
 
