@@ -787,16 +787,12 @@ def _call_isinstance(tracer, args, kwargs):
                       if isinstance(classes, tuple) else numpy_map.to_shim(classes))
 
 
-def _call_len(tracer, args, kwargs):
-    return len(*args)
-
-
 _SPECIAL_CALLS = {
     float: _call_float, int: _call_int, bool: _call_bool, complex: _call_complex,
     print: _call_print, input: _call_print, open: _call_print,
     getattr: _call_getattr, hasattr: _call_hasattr, setattr: _call_setattr,
     map: _call_map, filter: _call_filter, sorted: _call_sorted, super: _call_super,
-    isinstance: _call_isinstance, len: _call_len, next: _call_next,
+    isinstance: _call_isinstance, next: _call_next,
     math.floor: lambda t, a, k: _scalar_conversion(math.floor, a, k),
     math.ceil: lambda t, a, k: _scalar_conversion(math.ceil, a, k),
     math.sqrt: lambda t, a, k: _scalar_conversion(math.sqrt, a, k),
