@@ -139,7 +139,20 @@ LIFE_GENERATIONS = 10
 
 @workload(default=512, tiny=8, inputs=lambda rng, n: (rng.random((n, n)) < 0.3,))
 def game_of_life(board):
-    """Conway's game of life on a torus: neighbour counts by rolls, rules by boolean algebra."""
+    """Conway's game of life on a torus: neighbour counts by rolls, rules by boolean algebra.
+
+    TorchInductor's CPU code generation gets this wrong for npcompile and torch.compile
+    alike (the eager and aot_eager backends match NumPy). Reduced to torch alone:
+
+        b = torch.rand((6, 6), generator=torch.Generator().manual_seed(0), dtype=torch.float64) < 0.3
+        S = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]
+        nb = lambda z: sum(torch.roll(torch.roll(z, dy, 0), dx, 1).to(torch.int8) for dy, dx in S)
+        r = lambda z: nb((nb(z) == 3) | (nb(z) == 2))
+        r(b).sum(), torch.compile(r)(b).sum()    # 208 vs -208 (with torch.set_num_threads(1))
+
+    a bool made by ``|`` of two int8 comparisons, rolled and cast to int8 inside one fused
+    kernel, comes out as -1 instead of 1.
+    """
     for _ in range(LIFE_GENERATIONS):
         neighbours = sum(np.roll(np.roll(board, dy, axis=0), dx, axis=1).astype(np.int8)
                          for dy in (-1, 0, 1) for dx in (-1, 0, 1) if (dy, dx) != (0, 0))
