@@ -84,6 +84,9 @@ def asarray(obj, dtype=None, copy=None):
     elif isinstance(obj, numpy.generic):
         out = ndarray._wrap(_from_numpy_array(numpy.asarray(obj), copy=True))
         copy = False
+    elif dt is not None and isinstance(obj, _PY_SCALARS + (list, tuple)) and not _contains_traced(obj):
+        # Python data with a dtype: NumPy converts (and refuses out-of-range ints) itself
+        return ndarray._wrap(_from_numpy_array(numpy.asarray(obj, dtype=dt.np), copy=True))
     elif isinstance(obj, _PY_SCALARS + _SYM):
         out = ndarray._wrap(_scalar_tensor(obj, _default_dtype_of_python(obj)))
         copy = False

@@ -88,3 +88,18 @@ def test_scalar_constructor_rules():
     assert isinstance(shim.float64(2.0), shim.floating)
     assert not isinstance(shim.float64(2.0), shim.integer)
     assert isinstance(numpy.float32(1), shim.float32)
+
+
+@pytest.mark.parametrize("data, dtype", [(-1, "uint8"), ([300], "int8"), ([1.5, -2.5], "int16"),
+                                         (2**64, "uint64"), ([True, 2], "float32")])
+def test_python_data_with_a_dtype_converts_as_numpy(data, dtype):
+    from tests.oracle import check
+    check(lambda xp: xp.asarray(data, dtype=dtype))
+    from torch_numpy_shim import _coerce   # the internal entry point used by every function
+    try:
+        expected = numpy.asarray(data, dtype=dtype)
+    except OverflowError:
+        with pytest.raises(OverflowError):
+            _coerce.asarray(data, dtype)
+        return
+    assert_same(expected, shim.to_numpy(_coerce.asarray(data, dtype)))
