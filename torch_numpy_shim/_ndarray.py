@@ -53,8 +53,14 @@ class ndarray:
 
     @shape.setter
     def shape(self, new_shape):
+        """In place, so only where a view can do it (NumPy's AttributeError otherwise)."""
         from ._manipulation import reshape
-        self._t = reshape(self, new_shape)._t
+        target = reshape(self, new_shape).shape   # NumPy's ValueError for a size mismatch
+        try:
+            self._t = self._t.view(target)
+        except RuntimeError:
+            raise AttributeError("Incompatible shape for in-place modification. Use `.reshape()` "
+                                 "to make a copy with the desired shape.") from None
 
     @property
     def ndim(self):
@@ -313,12 +319,26 @@ class flatiter:
 
     def __setitem__(self, key, value):
         t = self.base._t
-        if t.is_contiguous():
-            ndarray._wrap(t.view(-1))[key] = value
-            return
-        flat = ndarray._wrap(t.flatten())
-        flat[key] = value
-        t.copy_(flat._t.view(t.shape))
+        flat = ndarray._wrap(t.view(-1) if t.is_contiguous() else t.flatten())
+        flat[key] = self._cycled(flat, key, value)
+        if not t.is_contiguous():
+            t.copy_(flat._t.view(t.shape))
+
+    @staticmethod
+    def _cycled(flat, key, value):
+        """``a.flat[...] = values`` takes the values in order, repeating or truncating
+        them to the selection (NumPy's rule), rather than broadcasting."""
+        from ._coerce import asarray
+        values = asarray(value)
+        selected = flat[key]
+        if not isinstance(selected, ndarray) or selected._scalar:   # one element
+            if values.size != 1:
+                raise ValueError("Error setting single item of array.")
+            return values.reshape(())
+        if values.ndim == 0 or values.size in (0, selected.size):
+            return values
+        repeats = -(-selected.size // values.size)
+        return ndarray._wrap(values._t.reshape(-1).repeat(repeats)[:selected.size])
 
     def copy(self):
         from ._manipulation import ravel

@@ -810,3 +810,16 @@ def test_traces_without_data_dependence(name):
     graph = make_fx(run, tracing_mode="fake")(a.clone(), b.clone())
     expected = run(a.clone(), b.clone())
     torch.testing.assert_close(graph(a.clone(), b.clone()), expected)
+
+
+@pytest.mark.parametrize("key, value", [([0, 4], [1.0, 2.0, 3.0]), (slice(1, 5), [7.0, 8.0]),
+                                        (slice(None, None, 2), 9.0), (3, 4.5), (2, [9.0, 10.0]),
+                                        ([1, 1, 2], [5.0]), (slice(0, 3), [1.0, 2.0, 3.0, 4.0])])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_flat_assignment_repeats_values_in_order(key, value, transposed):
+    def assign(xp, a):
+        target = a.T if transposed else a
+        target.flat[key] = value
+        return a
+
+    check(assign, numpy.arange(6.0).reshape(2, 3))

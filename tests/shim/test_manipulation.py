@@ -559,3 +559,16 @@ TRACEABLE = {
 def test_traces_with_symbolic_shapes(name):
     import torch
     assert_traces_like_eager(TRACEABLE[name], torch.arange(12, dtype=torch.float64).reshape(4, 3))
+
+
+@pytest.mark.parametrize("start, new_shape", [((2, 3), (6,)), ((2, 3), (3, -1)), ((6,), (4,)),
+                                              ((6,), (2, 3))])
+@pytest.mark.parametrize("transposed", [False, True])
+def test_shape_assignment_is_in_place_or_refused(start, new_shape, transposed):
+    def assign(xp, a):
+        target = a.T if transposed else a
+        target.shape = new_shape
+        target.flat[0] = -1.0          # still a view of a
+        return target
+
+    check(assign, numpy.arange(6.0).reshape(start))
