@@ -4,6 +4,7 @@ Views are views exactly where NumPy's are (``arr._view`` sets ``base``); results
 would need negative strides in NumPy (flip, rot90) are copies, since torch has none.
 """
 import builtins
+import functools
 import operator
 import warnings
 
@@ -89,6 +90,19 @@ def _reversed_axes(t):
     return t.permute(tuple(reversed(range(t.ndim))))
 
 
+def _scalar_stays_scalar(fn):
+    """NumPy runs reshape/transpose/squeeze of a NumPy scalar as the scalar's own method,
+    which gives a scalar back (an array would come back for an array)."""
+    @functools.wraps(fn)
+    def wrapper(a, *args, **kwargs):
+        result = fn(a, *args, **kwargs)
+        if (isinstance(a, ndarray) and a._scalar or isinstance(a, numpy.generic)) and result.ndim == 0:
+            return ndarray._wrap(result._t.clone(), scalar=True)
+        return result
+    return wrapper
+
+
+@_scalar_stays_scalar
 @normalizer
 def reshape(a: ArrayLike, /, shape=None, order="C", *, copy=None):
     if shape is None:
@@ -125,6 +139,7 @@ def ravel(a: ArrayLike, order="C"):
 
 
 # ---- axes ------------------------------------------------------------------------------
+@_scalar_stays_scalar
 @normalizer
 def transpose(a: ArrayLike, axes=None):
     if axes is None:
@@ -192,6 +207,7 @@ def rollaxis(a: ArrayLike, axis, start=0):
     return a._view(a._t.permute(tuple(order)))
 
 
+@_scalar_stays_scalar
 @normalizer
 def squeeze(a: ArrayLike, axis: AxisLike = None):
     shape = a.shape

@@ -572,3 +572,10 @@ def test_shape_assignment_is_in_place_or_refused(start, new_shape, transposed):
         return target
 
     check(assign, numpy.arange(6.0).reshape(start))
+
+
+@pytest.mark.parametrize("call", [lambda xp, x: xp.transpose(x), lambda xp, x: xp.squeeze(x),
+                                  lambda xp, x: xp.reshape(x, ()), lambda xp, x: xp.reshape(x, (1,)),
+                                  lambda xp, x: xp.transpose(xp.asarray(x))])
+def test_numpy_scalars_keep_their_type(call):
+    check(lambda xp: call(xp, xp.float32(1.5)))
