@@ -8,6 +8,9 @@ from numpy.exceptions import AxisError, ComplexWarning
 __all__ = ["UnsupportedError", "AxisError", "ComplexWarning", "LinAlgError", "errstate"]
 
 LinAlgError = numpy.linalg.LinAlgError
+# NumPy's own (private) classes for ufunc casting failures, so callers catch what NumPy raises
+UFuncInputCastingError = numpy._core._exceptions._UFuncInputCastingError
+UFuncOutputCastingError = numpy._core._exceptions._UFuncOutputCastingError
 
 
 class UnsupportedError(NotImplementedError):

@@ -146,9 +146,9 @@ class ndarray:
 
     def _only_element(self, kind):
         if self._t.numel() != 1:
-            raise TypeError(f"only length-1 arrays can be converted to Python scalars")
+            raise TypeError("only length-1 arrays can be converted to Python scalars")
         if self._t.ndim > 0:
-            raise TypeError(f"only 0-dimensional arrays can be converted to Python scalars")
+            raise TypeError("only 0-dimensional arrays can be converted to Python scalars")
         return self._t.item()
 
     def __float__(self):

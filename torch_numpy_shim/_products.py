@@ -20,11 +20,9 @@ from ._coerce import asarray, cast_tensor
 from ._ndarray import ndarray
 from ._normalize import (ArrayLike, DTypeLike, OutArray, _out, finish, normalize_axis, normalizer,
                          write_out)
-from ._errors import AxisError, UnsupportedError
+from ._errors import AxisError, UnsupportedError, UFuncInputCastingError, UFuncOutputCastingError
 
 # NumPy's own exception classes for gufunc casting errors (UFuncTypeError subclasses)
-_UFuncInputCastingError = numpy._core._exceptions._UFuncInputCastingError
-_UFuncOutputCastingError = numpy._core._exceptions._UFuncOutputCastingError
 
 __all__ = ["dot", "vdot", "inner", "outer", "matmul", "vecdot", "matvec", "vecmat",
            "tensordot", "einsum", "einsum_path", "kron", "trace", "cross"]
@@ -83,7 +81,7 @@ def _gufunc_dtype(name, arrays, dtype, casting):
         return _dtypes.result_type(*arrays)
     for i, a in enumerate(arrays):
         if not _dtypes.can_cast(a.dtype, dtype, casting):
-            raise _UFuncInputCastingError(getattr(numpy, name), casting, a.dtype.np, dtype.np, i)
+            raise UFuncInputCastingError(getattr(numpy, name), casting, a.dtype.np, dtype.np, i)
     return dtype
 
 
@@ -99,7 +97,7 @@ def _refuse_gufunc_extras(name, signature, axes, order, subok):
 def _finish_gufunc(name, t, out, casting):
     loop_dtype = _dtypes.from_torch(t.dtype)
     if out is not None and not _dtypes.can_cast(loop_dtype, out.dtype, casting):
-        raise _UFuncOutputCastingError(getattr(numpy, name), casting, loop_dtype.np, out.dtype.np, 0)
+        raise UFuncOutputCastingError(getattr(numpy, name), casting, loop_dtype.np, out.dtype.np, 0)
     return finish(t, out, scalar=True, casting=casting)
 
 

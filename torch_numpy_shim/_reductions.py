@@ -28,6 +28,7 @@ import torch
 
 from . import _dtypes
 from ._coerce import asarray, cast_tensor, check_python_int_fits
+from ._errors import UFuncOutputCastingError
 from ._ndarray import ndarray
 from ._normalize import (ArrayLike, AxisLike, DTypeLike, OutArray, normalize_axis,
                          normalize_axis_tuple, normalizer)
@@ -41,7 +42,6 @@ __all__ = [
 ]
 
 _INT64_SIGN = -2**63
-_UFuncOutputCastingError = numpy._core._exceptions._UFuncOutputCastingError  # NumPy's class
 
 
 class _NoValue:
@@ -384,7 +384,7 @@ def _sqrt_result(variance, out):
     if _is_integral(dt):
         if array_result:
             sqrt_dt = numpy.sqrt(numpy.zeros(0, dt.np)).dtype
-            raise _UFuncOutputCastingError(numpy.sqrt, "same_kind", sqrt_dt, dt.np, 0)
+            raise UFuncOutputCastingError(numpy.sqrt, "same_kind", sqrt_dt, dt.np, 0)
         return cast_tensor(torch.sqrt(t.to(torch.float64)), dt)
     if out is not None:
         out._t.copy_(torch.sqrt(out._t))
@@ -520,7 +520,7 @@ def ptp(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=Fals
     if out is None:
         return _deliver(difference, None)
     if not _dtypes.can_cast(dt, out.dtype, "same_kind"):
-        raise _UFuncOutputCastingError(numpy.subtract, "same_kind", dt.np, out.dtype.np, 0)
+        raise UFuncOutputCastingError(numpy.subtract, "same_kind", dt.np, out.dtype.np, 0)
     return _store(difference, out)
 
 

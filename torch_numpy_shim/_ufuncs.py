@@ -17,7 +17,7 @@ import torch
 from . import _dtypes
 from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor
-from ._errors import UnsupportedError
+from ._errors import UnsupportedError, UFuncOutputCastingError
 from ._ndarray import ndarray
 from ._normalize import normalize_axis, normalize_axis_tuple
 
@@ -138,7 +138,7 @@ def _signature_key(nin, nout, dtype, signature):
 
 def _raise_output_casting(np_ufunc, loop_dtype, out_dtype, casting, index):
     """Raise exactly what NumPy raises for an output it may not cast into."""
-    exc = numpy._core._exceptions._UFuncOutputCastingError
+    exc = UFuncOutputCastingError
     raise exc(np_ufunc, casting, loop_dtype.np, out_dtype.np, index)
 
 

@@ -14,13 +14,13 @@ import torch
 
 from . import _dtypes
 from ._coerce import cast_tensor
+from ._errors import UFuncOutputCastingError
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, OutArray, normalize_axis, normalizer, write_out
 from ._products import broadcast_shapes
 
 # NumPy's transforms are ufuncs; casting errors name them with NumPy's exception class
 _pocketfft_ufuncs = numpy.fft._pocketfft_umath
-_UFuncOutputCastingError = numpy._core._exceptions._UFuncOutputCastingError
 
 __all__ = ["fft", "ifft", "rfft", "irfft", "hfft", "ihfft", "fft2", "ifft2", "rfft2", "irfft2",
            "fftn", "ifftn", "rfftn", "irfftn", "fftfreq", "rfftfreq", "fftshift", "ifftshift"]
@@ -87,7 +87,7 @@ def _raw_fft(a, n, axis, is_real, is_forward, norm, out):
     if not _dtypes.can_cast(out_dtype, out.dtype, "same_kind"):
         name = "irfft" if is_real and not is_forward else (
             ("rfft_n_even" if n % 2 == 0 else "rfft_n_odd") if is_real else ("fft" if is_forward else "ifft"))
-        raise _UFuncOutputCastingError(getattr(_pocketfft_ufuncs, name), "same_kind", out_dtype.np, out.dtype.np, 0)
+        raise UFuncOutputCastingError(getattr(_pocketfft_ufuncs, name), "same_kind", out_dtype.np, out.dtype.np, 0)
     return write_out(ndarray._wrap(t), out)
 
 
