@@ -3,6 +3,8 @@ the same function jitted must return the same types, dtypes, shapes, values and 
 the inputs in the same state, compiled as the expected number of graphs."""
 import copy
 
+import pytest
+
 import npcompile
 from tests.oracle import assert_same
 
@@ -53,3 +55,17 @@ def check_jit(fn, *args, backend="eager", graphs=1, breaks=0, calls=1, rtol=None
         assert len(counting.graphs) == graphs, \
             f"expected {graphs} graphs, got {len(counting.graphs)}; breaks: {messages}"
     return jitted
+
+
+def corpus(cases, xfail=None):
+    """pytest params ``(fn, args, kwargs)`` for a corpus table whose rows are
+    ``(fn, *args)`` or ``(name, fn, args, check_jit_kwargs)``; names in ``xfail``
+    (name -> reason) are strict xfails while a case is known to fail."""
+    xfail = xfail or {}
+    for row in cases:
+        if isinstance(row[0], str):
+            name, fn, args, kwargs = row
+        else:
+            (fn, *args), name, kwargs = row, row[0].__name__, {}
+        marks = [pytest.mark.xfail(strict=True, reason=xfail[name])] if name in xfail else []
+        yield pytest.param(fn, tuple(args), kwargs, id=name, marks=marks)

@@ -6,7 +6,7 @@ with equal inputs reuses."""
 import numpy as np
 import pytest
 
-from tests.jit.harness import check_jit
+from tests.jit.harness import check_jit, corpus
 
 TOL32 = 1e-4
 TOL64 = 1e-10
@@ -455,12 +455,6 @@ CASES = [
 XFAIL = {}
 
 
-def _params():
-    for name, fn, args, kwargs in CASES:
-        marks = [pytest.mark.xfail(strict=True, reason=XFAIL[name])] if name in XFAIL else []
-        yield pytest.param(fn, args, kwargs, id=name, marks=marks)
-
-
-@pytest.mark.parametrize("fn, args, kwargs", list(_params()))
+@pytest.mark.parametrize("fn, args, kwargs", list(corpus(CASES, XFAIL)))
 def test_corpus(fn, args, kwargs):
     check_jit(fn, *args, backend="eager", calls=2, **kwargs)

@@ -7,7 +7,7 @@ from tests.jit import test_corpus_dtypes as dtypes
 from tests.jit import test_corpus_numerics as numerics
 from tests.jit import test_corpus_python as python
 from tests.jit import test_corpus_stencils as stencils
-from tests.jit.harness import check_jit
+from tests.jit.harness import check_jit, corpus
 
 CASES = [
     (stencils.jacobi_step, stencils.GRID),
@@ -25,13 +25,7 @@ CASES = [
 XFAIL = {}
 
 
-def _params():
-    for fn, *args in CASES:
-        marks = [pytest.mark.xfail(strict=True, reason=XFAIL[fn.__name__])] if fn.__name__ in XFAIL else []
-        yield pytest.param(fn, args, id=fn.__name__, marks=marks)
-
-
 @pytest.mark.inductor
-@pytest.mark.parametrize("fn, args", list(_params()))
-def test_corpus_inductor(fn, args):
-    check_jit(fn, *args, backend="inductor", calls=2)
+@pytest.mark.parametrize("fn, args, kwargs", list(corpus(CASES, XFAIL)))
+def test_corpus_inductor(fn, args, kwargs):
+    check_jit(fn, *args, backend="inductor", calls=2, **kwargs)

@@ -4,7 +4,7 @@ NumPy's answer when jitted, as exactly one graph that a second call reuses."""
 import numpy as np
 import pytest
 
-from tests.jit.harness import check_jit
+from tests.jit.harness import check_jit, corpus
 
 RIDGE = 0.1
 N_POWER_ITERS = 25
@@ -264,12 +264,6 @@ XFAIL = {}
 RTOL = {"float32_inverse": 1e-5}
 
 
-def _params():
-    for fn, *args in CASES:
-        marks = [pytest.mark.xfail(strict=True, reason=XFAIL[fn.__name__])] if fn.__name__ in XFAIL else []
-        yield pytest.param(fn, args, id=fn.__name__, marks=marks)
-
-
-@pytest.mark.parametrize("fn, args", list(_params()))
-def test_corpus(fn, args):
-    check_jit(fn, *args, backend="eager", calls=2, rtol=RTOL.get(fn.__name__, 1e-9), atol=1e-12)
+@pytest.mark.parametrize("fn, args, kwargs", list(corpus(CASES, XFAIL)))
+def test_corpus(fn, args, kwargs):
+    check_jit(fn, *args, backend="eager", calls=2, rtol=RTOL.get(fn.__name__, 1e-9), atol=1e-12, **kwargs)

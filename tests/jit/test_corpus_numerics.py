@@ -6,7 +6,7 @@ import math
 import numpy as np
 import pytest
 
-from tests.jit.harness import check_jit
+from tests.jit.harness import check_jit, corpus
 
 EPS = 1e-8
 N_CLUSTERS = 3
@@ -545,12 +545,6 @@ XFAIL = {}
 RTOL = {"log_softmax": 1e-9, "dft_matrix": 1e-9, "power_spectrum": 1e-9, "haversine": 1e-9}
 
 
-def _params():
-    for fn, *args in CASES:
-        marks = [pytest.mark.xfail(strict=True, reason=XFAIL[fn.__name__])] if fn.__name__ in XFAIL else []
-        yield pytest.param(fn, args, id=fn.__name__, marks=marks)
-
-
-@pytest.mark.parametrize("fn, args", list(_params()))
-def test_corpus(fn, args):
-    check_jit(fn, *args, backend="eager", calls=2, rtol=RTOL.get(fn.__name__))
+@pytest.mark.parametrize("fn, args, kwargs", list(corpus(CASES, XFAIL)))
+def test_corpus(fn, args, kwargs):
+    check_jit(fn, *args, backend="eager", calls=2, rtol=RTOL.get(fn.__name__), **kwargs)

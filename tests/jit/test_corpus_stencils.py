@@ -5,7 +5,7 @@ and a second call with equal inputs must reuse it."""
 import numpy as np
 import pytest
 
-from tests.jit.harness import check_jit
+from tests.jit.harness import check_jit, corpus
 
 ALPHA = 0.1
 DX = 0.5
@@ -319,12 +319,6 @@ CASES = [
 XFAIL = {}
 
 
-def _params():
-    for fn, *args in CASES:
-        marks = [pytest.mark.xfail(strict=True, reason=XFAIL[fn.__name__])] if fn.__name__ in XFAIL else []
-        yield pytest.param(fn, args, id=fn.__name__, marks=marks)
-
-
-@pytest.mark.parametrize("fn, args", list(_params()))
-def test_corpus(fn, args):
-    check_jit(fn, *args, backend="eager", calls=2)
+@pytest.mark.parametrize("fn, args, kwargs", list(corpus(CASES, XFAIL)))
+def test_corpus(fn, args, kwargs):
+    check_jit(fn, *args, backend="eager", calls=2, **kwargs)
