@@ -670,22 +670,20 @@ def real_if_close(a, tol=100):
     return a
 
 
+def _component(val, name):
+    """``val.real``/``val.imag`` as NumPy takes them: the object's own attribute when it
+    has one (Python numbers stay Python numbers), else that of ``asarray(val)``."""
+    if isinstance(val, ndarray) or not isinstance(val, (list, tuple)) and hasattr(val, name):
+        return getattr(val, name)
+    return getattr(asarray(val), name)
+
+
 def real(val):
-    if isinstance(val, ndarray):
-        return val.real
-    try:
-        return val.real if not isinstance(val, (list, tuple)) else asarray(val).real
-    except AttributeError:
-        return asarray(val).real
+    return _component(val, "real")
 
 
 def imag(val):
-    if isinstance(val, ndarray):
-        return val.imag
-    try:
-        return val.imag if not isinstance(val, (list, tuple)) else asarray(val).imag
-    except AttributeError:
-        return asarray(val).imag
+    return _component(val, "imag")
 
 
 def angle(z, deg=False):
