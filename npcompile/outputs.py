@@ -2,9 +2,9 @@
 
 While tracing, what the segment hands back (the return value, or at a graph break the
 whole frame stack) and the writes it made to objects that outlive it are encoded as
-Python source over the graph's outputs ``out`` and the segment's inputs ``L``. That
-source is compiled once into ``finish(L, out)``, which converts tensors to NumPy's exact
-types, replays the side effects in program order and builds the result.
+Python source over the graph's outputs ``out`` and the segment's inputs ``L``. The
+runtime compiles that source into each entry's call function, where it converts tensors
+to NumPy's exact types, replays the side effects in program order and builds the result.
 """
 import builtins
 import types
@@ -54,14 +54,6 @@ class OutputPlan:
         return dict(self.constants, G=globals_dict, B=builtins.__dict__, C=closure,
                     _array=_to_tensor if tensor_outputs else to_array,
                     _scalar=_to_tensor if tensor_outputs else _to_numpy_scalar)
-
-    def compile(self, globals_dict, closure, tensor_outputs):
-        source = "def finish(L, out):\n" + "".join(f"    {line}\n" for line in self.body())
-        namespace = self.namespace(globals_dict, closure, tensor_outputs)
-        exec(compile(source, "<npcompile output>", "exec"), namespace)
-        finish = namespace["finish"]
-        finish.source = source
-        return finish
 
 
 class _Encoder:

@@ -70,31 +70,24 @@ class BreakRecord:
 
 
 class CompiledEntry:
-    """A captured segment: its guards, how to feed it, its compiled graph, how to finish."""
+    """A captured segment: its guards, its compiled graph, and ``fast``, the generated
+    function that checks the guards, feeds the graph and builds the results."""
 
-    def __init__(self, guard, extract, compiled, finish, capture_, times, break_record, write=None,
-                 transfers=0):
+    def __init__(self, guard, compiled, capture_, times, break_record, write=None, transfers=0):
         self.guard = guard
-        self.write = write
-        self.transfers = transfers      # host<->device copies one run of this segment makes
-        self.extract = extract
         self.compiled = compiled
-        self.finish = finish
         self.capture = capture_
         self.times = times
         self.break_record = break_record    # the break this segment stops before, or None
+        self.write = write                  # writes mutated NumPy inputs back (off the CPU)
+        self.transfers = transfers          # host<->device copies one run of this segment makes
+        self.fast = None                    # set once the entry exists (it refers to the entry)
         self._mutates_inputs = None
 
     def run(self, L, fallback):
-        tensors = self.extract(L)
+        """Run for state ``L`` (whose guards passed); ``fallback`` runs it as written."""
         try:
-            out = self.compiled(*tensors)
-        except Exception as exc:
-            return self.recover(exc, fallback)
-        if self.write is not None:
-            self.write(L, tensors)
-        try:
-            return self.finish(L, out)
+            return self.fast(L)
         except RerunUncompiled:
             if fallback is None:
                 raise
@@ -148,14 +141,6 @@ def _to_tensor(device):
     return torch.from_numpy if device.type == "cpu" else (lambda a: devices.host_to_device(a, device))
 
 
-def _extractor(inputs, globals_dict, closure, device):
-    """Generated ``extract(L)``: the graph's input tensors from the segment's inputs."""
-    source = f"def extract(L):\n    return {_input_tuple(inputs)}\n"
-    namespace = {"_t": _to_tensor(device), "G": globals_dict, "C": closure}
-    exec(compile(source, "<npcompile inputs>", "exec"), namespace)
-    return namespace["extract"]
-
-
 MISS = object()
 
 
@@ -184,7 +169,9 @@ def _fast_path(entry, globals_dict, closure, device):
     namespace.update(cap.output_plan.namespace(globals_dict, closure, cap.tensor_outputs))
     namespace.update(MISS=MISS, compiled=entry.compiled, boxed=boxed, entry=entry, _t=_to_tensor(device))
     exec(compile(source, "<npcompile call>", "exec"), namespace)
-    return namespace["fast"]
+    fast = namespace["fast"]
+    fast.source = source
+    return fast
 
 
 def _transfers(cap, device):
@@ -386,9 +373,7 @@ class JitFunction:
         record = self._record_break(cap.ends_in_break) if cap.ends_in_break is not None else None
         start = time.perf_counter()
         guard = cap.guards.compile(globals_dict, closure)
-        extract = _extractor(cap.inputs, globals_dict, closure, self._call_device)
         write = _writer(cap, globals_dict, closure, self._call_device)
-        finish = cap.output_plan.compile(globals_dict, closure, cap.tensor_outputs)
         guard_seconds = time.perf_counter() - start
         start = time.perf_counter()
         compiled = self._run_backend(cap) if cap.op_count else cap.gm
@@ -397,11 +382,11 @@ class JitFunction:
         diagnostics.record_compile_times(self.fn.__qualname__, times)
         diagnostics.log_once("guards", guard, "guards of %s:\n%s", self.fn.__qualname__, guard.source)
         diagnostics.log_once("graph_code", cap.gm, "graph of %s:\n%s", self.fn.__qualname__, cap.gm.code)
-        diagnostics.log_once("output_code", finish, "output code of %s:\n%s", self.fn.__qualname__, finish.source)
         diagnostics.notify("compile", self, times)
-        entry = CompiledEntry(guard, extract, compiled, finish, cap, times, record, write,
-                              _transfers(cap, self._call_device))
+        entry = CompiledEntry(guard, compiled, cap, times, record, write, _transfers(cap, self._call_device))
         entry.fast = _fast_path(entry, globals_dict, closure, self._call_device)
+        diagnostics.log_once("output_code", entry.fast, "output code of %s:\n%s", self.fn.__qualname__,
+                             entry.fast.source)
         return entry
 
     def _run_backend(self, cap):
