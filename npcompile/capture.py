@@ -11,7 +11,7 @@ from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, Stateles
 
 from torch_numpy_shim import _errors as shim_errors
 
-from . import outputs
+from . import devices, outputs
 from .devices import mutated_inputs
 from .errors import GraphBreak, RestartTrace
 from .tracer import sources
@@ -43,6 +43,8 @@ def as_tensor(example):
     """The tensor a graph input is made from (zero-copy for NumPy on the CPU)."""
     if isinstance(example, torch.Tensor):
         return example
+    if isinstance(example, devices.DeviceArray):
+        return example.tensor
     return torch.from_numpy(example)
 
 
@@ -110,7 +112,7 @@ def initial_inputs(roots):
     found = []
 
     def visit(value, source, depth):
-        if isinstance(value, (numpy.ndarray, torch.Tensor)):
+        if isinstance(value, (numpy.ndarray, torch.Tensor, devices.DeviceArray)):
             if isinstance(value, numpy.ndarray) and not supported_dtype(value.dtype):
                 return  # the tracer stops there with the reason
             if not any(inp.source == source for inp in found):
@@ -157,7 +159,8 @@ def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("
             with shim_errors.collecting_checks() as checks:
                 result = tracer.run(list(placeholders))
             tracer.deferred_checks = checks
-            plan, tensors = outputs.plan(result, tracer)
+            resident = devices.keeps_resident(device) and not tracer.saw_tensor_input
+            plan, tensors = outputs.plan(result, tracer, resident)
             plan_box.append(plan)
             return tensors
 

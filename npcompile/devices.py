@@ -3,7 +3,9 @@
 The device is ``jit(device=...)`` if given, else torch's default device (so
 ``with torch.device("cuda"):`` moves the work to the GPU). NumPy inputs are copied to the
 device, results come back as NumPy arrays, and input arrays the graph mutated are written
-back to the caller's host arrays. Torch tensors stay where they are. Every step is a
+back to the caller's host arrays. Torch tensors stay where they are. Across a graph
+break, arrays the next segment needs stay on the device as ``DeviceArray``s; the runtime
+brings one to the host only when real Python code is about to use it. Every step is a
 small function over tensors so it is testable without a GPU; the CPU path is the same
 code with the copies skipped.
 """
@@ -71,3 +73,43 @@ def mutated_inputs(gm):
             if argument.alias_info is not None and argument.alias_info.is_write and value in placeholders:
                 written.add(placeholders.index(value))
     return sorted(written)
+
+
+def keeps_resident(device):
+    """Whether arrays live at a graph break stay on ``device`` (copying them to the
+    host and back would cost two transfers each; on the CPU there is nothing to save)."""
+    return device.type != "cpu"
+
+
+class DeviceArray:
+    """A NumPy array of the user's program whose data is still on the device, held in a
+    frame between graph segments. The next segment takes ``tensor`` as it is; real Python
+    code never sees this object (the runtime swaps in ``to_host()`` first). The tensor-like
+    attributes are what the guards of the next segment check."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+    @property
+    def device(self):
+        return self.tensor.device
+
+    @property
+    def dtype(self):
+        return self.tensor.dtype
+
+    @property
+    def shape(self):
+        return self.tensor.shape
+
+    def stride(self):
+        return self.tensor.stride()
+
+    def is_contiguous(self):
+        return self.tensor.is_contiguous()
+
+    def to_host(self):
+        t = self.tensor.resolve_conj().resolve_neg()
+        return (t if t.device.type == "cpu" else t.cpu()).numpy()

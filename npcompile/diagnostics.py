@@ -163,6 +163,6 @@ def explain(fn):
             if record is not None and all((b.filename, b.lineno, b.reason) != (record.filename, record.lineno,
                                                                                  record.reason) for b in breaks):
                 breaks.append(record)   # one per place: recompiles of a segment break there too
-        return ExplainOutput(graphs, breaks, guards, times, transfers)
+        return ExplainOutput(graphs, breaks, guards, times, transfers + jitted.host_copies)
 
     return run

@@ -15,6 +15,7 @@ import torch
 import torch_numpy_shim as shim
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
+from .devices import DeviceArray
 from .errors import GraphBreak, RerunUncompiled
 from .tracer import numpy_map
 from .tracer.frame import NO_VALUE, NULL, Frame
@@ -29,13 +30,14 @@ class OutputPlan:
     def __init__(self):
         self.constants = {"_restore": _restore, "_frame": _frame, "_cell": types.CellType,
                           "_method": types.MethodType, "_rebuild": _rebuild, "NULL": NULL,
-                          "NO_VALUE": NO_VALUE, "_Resume": Resume,
+                          "NO_VALUE": NO_VALUE, "_Resume": Resume, "_resident": DeviceArray,
                           "RerunUncompiled": RerunUncompiled}
         self.conversions = []   # "name = expression" lines, dependencies first
         self.statements = []    # side effects, in program order
         self.result = "None"
         self.plain_cpu_outputs = True  # no output is on a device or carries a conj/neg bit
         self.array_outputs = 0         # graph outputs converted to NumPy arrays or scalars
+        self.host_copies = 0           # device-resident inputs brought to the host
         self.checks = []               # "out[i]" for each deferred value check (a bool)
 
     def const(self, value):
@@ -60,11 +62,14 @@ class _Encoder:
     """Turns traced values into expressions; each object is built once (``memo``), so
     values shared in the trace stay shared in the result."""
 
-    def __init__(self, tracer, p):
+    def __init__(self, tracer, p, resident):
         self.tracer = tracer
         self.p = p
         self.tensors = []
         self.memo = {}
+        self.resident = resident   # arrays only frames hold may stay on the device
+        self.deferred = {}         # id(array) -> (name, array): frame slots decided at the end
+        self.examples = {inp.source.expr: inp.example for inp in tracer.inputs}
 
     def name(self, value, expression):
         name = f"v{len(self.memo)}"
@@ -73,11 +78,14 @@ class _Encoder:
         return name
 
     def array(self, value):
-        source = self.tracer.shim_inputs.get(id(value))
-        if source is not None and not value._scalar:
-            return source.expr
         if id(value) in self.memo:
             return self.memo[id(value)]
+        source = self.tracer.shim_inputs.get(id(value))
+        if source is not None and not value._scalar:
+            if type(self.examples.get(source.expr)) is not DeviceArray:
+                return source.expr
+            self.p.host_copies += 1   # held by more than a frame slot: it becomes a NumPy array
+            return self.name(value, f"{source.expr}.to_host()")
         kind = "_scalar" if value._scalar else "_array"
         self.tensors.append(value._t)
         return self.name(value, f"{kind}(out[{len(self.tensors) - 1}])")
@@ -146,10 +154,33 @@ class _Encoder:
             return self.name(cell, "_cell()")
         return self.name(cell, f"_cell({self(contents)})")
 
+    def slot(self, value):
+        """A value a frame holds directly at a break. With residency, an array gets a
+        name decided once everything is encoded (see ``resolve_slots``)."""
+        if not (self.resident and isinstance(value, ShimArray) and not value._scalar):
+            return self(value)
+        name, _ = self.deferred.setdefault(id(value), (f"d{len(self.deferred)}", value))
+        return name
+
+    def resolve_slots(self):
+        """An array held only by frame slots stays on the device (``_resident``); one
+        also held by a container, a cell, an object or a side effect is the NumPy array
+        built for those, so aliases stay aliases."""
+        for name, value in self.deferred.values():
+            source = self.tracer.shim_inputs.get(id(value))
+            if id(value) in self.memo:
+                expression = self.memo[id(value)]
+            elif source is not None:
+                expression = source.expr
+            else:
+                self.tensors.append(value._t)
+                expression = f"_resident(out[{len(self.tensors) - 1}])"
+            self.p.conversions.append(f"{name} = {expression}")
+
     def frame(self, f, bottom):
         function = self.p.const(f.function) if bottom else self(f.function)
-        locals_ = "{" + ", ".join(f"{k!r}: {self(v)}" for k, v in f.locals.items()) + "}"
-        stack = "[" + ", ".join(self(v) for v in f.stack) + "]"
+        locals_ = "{" + ", ".join(f"{k!r}: {self.slot(v)}" for k, v in f.locals.items()) + "}"
+        stack = "[" + ", ".join(self.slot(v) for v in f.stack) + "]"
         cells = "{" + ", ".join(f"{k!r}: {self.cell(c)}" for k, c in f.cells.items()) + "}"
         yielded = "None" if f.yielded is None else self(f.yielded)
         return (f"_frame({function}, {self.p.const(f.code)}, {f.ip}, {f.lineno}, {locals_}, {stack}, "
@@ -157,10 +188,11 @@ class _Encoder:
                 f"{f.error_on_graph_break}, {f.fullgraph})")
 
 
-def plan(result, tracer):
-    """Encode ``result`` and the tracer's side effects; returns (plan, output tensors)."""
+def plan(result, tracer, resident=False):
+    """Encode ``result`` and the tracer's side effects; returns (plan, output tensors).
+    ``resident``: arrays that only frames hold at a break stay on the device."""
     p = OutputPlan()
-    encode = _Encoder(tracer, p)
+    encode = _Encoder(tracer, p, resident)
     for condition in tracer.deferred_checks:
         encode.tensors.append(condition)
         p.checks.append(f"out[{len(encode.tensors) - 1}]")
@@ -183,6 +215,7 @@ def plan(result, tracer):
     arrays = [t for t in encode.tensors[len(p.checks):] if isinstance(t, torch.Tensor)]
     p.array_outputs = len(arrays)
     p.plain_cpu_outputs = all(t.device.type == "cpu" and not t.is_conj() and not t.is_neg() for t in arrays)
+    encode.resolve_slots()
     return p, encode.tensors
 
 

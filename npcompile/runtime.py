@@ -133,6 +133,7 @@ class FallbackEntry:
 def _input_tuple(inputs):
     """Source of a tuple expression: the graph's input tensors from the segment's inputs."""
     items = ", ".join(inp.source.expr if isinstance(inp.example, (torch.Tensor, int))
+                      else f"{inp.source.expr}.tensor" if isinstance(inp.example, devices.DeviceArray)
                       else f"_t({inp.source.expr})" for inp in inputs)
     return f"({items}{',' if len(inputs) == 1 else ''})"
 
@@ -176,11 +177,13 @@ def _fast_path(entry, globals_dict, closure, device):
 
 def _transfers(cap, device):
     """Copies between host and device per run: NumPy inputs in, NumPy results out,
-    mutated inputs written back (none when computing on the CPU)."""
+    mutated inputs written back (none when computing on the CPU). Arrays that stay on
+    the device across a break are not copied; the runtime counts those real code needs."""
     if device.type == "cpu" or cap.tensor_outputs:
         return 0
-    numpy_inputs = sum(1 for inp in cap.inputs if not isinstance(inp.example, (torch.Tensor, int)))
-    return numpy_inputs + cap.output_plan.array_outputs + len(devices.mutated_inputs(cap.gm))
+    numpy_inputs = [i for i, inp in enumerate(cap.inputs) if isinstance(inp.example, numpy.ndarray)]
+    written_back = set(devices.mutated_inputs(cap.gm)) & set(numpy_inputs)
+    return len(numpy_inputs) + cap.output_plan.array_outputs + cap.output_plan.host_copies + len(written_back)
 
 
 def _writer(cap, globals_dict, closure, device):
@@ -189,7 +192,7 @@ def _writer(cap, globals_dict, closure, device):
     if device.type == "cpu":
         return None
     lines = [f"    _back({cap.inputs[i].source.expr}, tensors[{i}])" for i in devices.mutated_inputs(cap.gm)
-             if not isinstance(cap.inputs[i].example, (torch.Tensor, int))]
+             if isinstance(cap.inputs[i].example, numpy.ndarray)]
     if not lines:
         return None
     namespace = {"_back": devices.write_back, "G": globals_dict, "C": closure}
@@ -228,6 +231,7 @@ class JitFunction:
         self.run_only = False        # use what is compiled, never compile (npcompile.run)
         self.run_only_misses = 0
         self.recompile_reasons = []
+        self.host_copies = 0         # device-resident arrays real code needed at breaks
         _ALL.add(self)
 
     def __get__(self, obj, objtype=None):
@@ -277,10 +281,13 @@ class JitFunction:
 
     def _resume(self, frames):
         runner = RealRunner(frames, self._call_at_break)
-        runner.run_break()
-        key = (self._call_device, tuple((f.code, f.ip) for f in frames))
-        entries = self.resume_entries.setdefault(key, [])
-        return self._segment(entries, frames, frames, runner.finish_frames)
+        try:
+            runner.run_break()
+            key = (self._call_device, tuple((f.code, f.ip) for f in frames))
+            entries = self.resume_entries.setdefault(key, [])
+            return self._segment(entries, frames, frames, runner.finish_frames)
+        finally:
+            self.host_copies += runner.host_copies
 
     def _segment(self, entries, L, resume_frames, fallback):
         for entry in entries:

@@ -2,6 +2,7 @@
 generated Python function per cache entry so that a cache hit costs microseconds."""
 import builtins
 
+import numpy
 import torch
 
 
@@ -48,7 +49,7 @@ class Guards:
         dynamic dims are left to the ShapeEnv's guards; such an input must keep its
         C-contiguous layout instead of exact strides."""
         self.type_is(source, array)
-        is_tensor = isinstance(array, torch.Tensor)
+        is_tensor = not isinstance(array, numpy.ndarray)   # a tensor or a DeviceArray
         if is_tensor:
             self.add(f"{source.expr}.device == {self.const(array.device)}",
                      f"{source.label}.device == {array.device}")

@@ -17,6 +17,7 @@ import torch_numpy_shim as shim
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from .. import config, controls
+from ..devices import DeviceArray
 from ..errors import GraphBreak, RestartTrace
 from . import numpy_map, sources
 from .frame import INLINED, NO_VALUE, NULL, Frame
@@ -281,7 +282,7 @@ class Tracer:
 
     def _lift(self, value, source):
         g = self.guards
-        if isinstance(value, (numpy.ndarray, torch.Tensor)):
+        if isinstance(value, (numpy.ndarray, torch.Tensor, DeviceArray)):
             return self.array_input(value, source)
         if isinstance(value, numpy.generic):
             g.equals(source, value)
@@ -348,7 +349,7 @@ class Tracer:
             if type(value) is not numpy.ndarray:
                 raise GraphBreak(f"ndarray subclass {type(value).__name__}",
                                  "subclasses keep their own semantics; they run in real NumPy")
-        else:
+        elif isinstance(value, torch.Tensor):
             self.saw_tensor_input = True
         index = next((i for i, inp in enumerate(self.inputs) if inp.source == source), None)
         if index is None:

@@ -3,10 +3,12 @@
 The opcode handlers talk to a tracer through a few hooks (load_global, call, truth, ...).
 ``RealRunner`` implements those hooks with plain Python semantics on real values, so the
 instruction a trace could not capture runs exactly as CPython would run it: NumPy is
-real NumPy, print prints, data-dependent branches look at the data.
+real NumPy, print prints, data-dependent branches look at the data. Arrays kept on the
+device across the break (``DeviceArray``) come to the host as real code reaches them.
 """
 import builtins
 
+from ..devices import DeviceArray
 from .opcodes import HANDLERS
 
 _CALL_OPCODES = {"CALL", "CALL_FUNCTION_EX"}
@@ -19,6 +21,7 @@ class RealRunner:
         self.internal_cells = set()
         self.created_functions = set()
         self.keepalive = []
+        self.host_copies = 0
 
     # ---- the hooks the handlers use ---------------------------------------------------------
     def load_global(self, frame, name):
@@ -87,12 +90,26 @@ class RealRunner:
             self._step(frame)  # a loop boundary: advance the real iterator here, not in a trace
 
     def _step(self, frame):
+        for value in frame.stack:   # what the instruction may use: instructions take operands from the stack
+            if type(value) is DeviceArray:
+                self._bring_to_host(value)
         inst = frame.instructions[frame.ip]
         frame.ip += 1
         if inst.starts_line is not None:
             frame.lineno = inst.starts_line
         HANDLERS[inst.opname](self, frame, inst)
         return inst
+
+    def _bring_to_host(self, resident):
+        """One host copy of a device-resident array, put in every slot that held it, so
+        aliases stay aliases and nothing later sees the stale device copy."""
+        host = resident.to_host()
+        self.host_copies += 1
+        for frame in self.frames:
+            frame.stack[:] = [host if v is resident else v for v in frame.stack]
+            for name, value in frame.locals.items():
+                if value is resident:
+                    frame.locals[name] = host
 
     def finish_frames(self):
         """Run every frame to its end for real (used when tracing cannot resume)."""
@@ -101,6 +118,8 @@ class RealRunner:
             frame = frames[-1]
             inst = frame.instructions[frame.ip]
             if inst.opname == "RETURN_VALUE":
+                if type(frame.stack[-1]) is DeviceArray:
+                    self._bring_to_host(frame.stack[-1])
                 frame.ip += 1
                 value = frame.return_value()
                 frames.pop()

@@ -100,3 +100,108 @@ def test_transfers_counted_per_segment():
     # off the CPU: two NumPy inputs in, one result out, one mutated input written back
     assert _transfers(cap, torch.device("meta")) == 4
     assert npcompile.explain(add_in_place)(np.zeros(3), np.ones(3)).transfers == 0
+
+
+# ---- arrays stay on the device across graph breaks ---------------------------------------
+# keeps_resident() is False on the CPU (nothing to save); these tests turn it on so the
+# CPU runs exactly the code a GPU would, with DeviceArrays wrapping CPU tensors.
+
+@pytest.fixture
+def resident(monkeypatch):
+    monkeypatch.setattr(devices, "keeps_resident", lambda device: True)
+
+
+def log_only(message):
+    print(message)
+
+
+def compute_print_compute(a):
+    b = a * 2.0
+    c = b + 1.0
+    log_only("between")          # a break that needs no array
+    return c * b
+
+
+def test_arrays_only_frames_hold_stay_on_the_device(resident, capsys):
+    jitted = npcompile.jit(compute_print_compute, backend="eager")
+    a = np.arange(4.0)
+    result = jitted(a)
+    np.testing.assert_array_equal(result, compute_print_compute(a))
+    assert type(result) is np.ndarray and jitted.host_copies == 0
+    (resumed,) = [e for entries in jitted.resume_entries.values() for e in entries]
+    kinds = {inp.source.label: type(inp.example) for inp in resumed.capture.inputs}
+    assert sorted(kinds.values(), key=str) == [devices.DeviceArray, devices.DeviceArray, np.ndarray]
+    assert [k for k, v in kinds.items() if v is np.ndarray][0].endswith("['a']")   # the caller's array
+    first = jitted.entries[0].capture
+    from npcompile.runtime import _transfers
+    assert first.output_plan.array_outputs == 0      # nothing went to the host at the break
+    assert _transfers(first, torch.device("meta")) == 1   # only `a` went to the device
+    assert capsys.readouterr().out.count("between") == 2
+
+
+seen_types = []
+
+
+@npcompile.disable
+def foreign_update(x):
+    seen_types.append(type(x))
+    x[0] = 99.0
+
+
+def hands_an_array_to_foreign_code(a):
+    b = a + 1.0
+    alias = b
+    untouched = a * 3.0
+    foreign_update(b)            # foreign code needs b: it comes to the host, once
+    return alias + untouched, b
+
+
+def test_foreign_code_gets_numpy_arrays_and_aliases_survive(resident):
+    seen_types.clear()
+    jitted = npcompile.jit(hands_an_array_to_foreign_code, backend="eager")
+    a = np.arange(3.0)
+    got = jitted(a)
+    seen_types.clear()
+    expected = hands_an_array_to_foreign_code(a)
+    assert seen_types == [np.ndarray]
+    for g, e in zip(got, expected):
+        assert type(g) is np.ndarray
+        np.testing.assert_array_equal(g, e)
+    assert jitted.host_copies == 1                # b only; `untouched` stayed on the device
+
+
+def branch_on_data(a):
+    b = a - 1.0
+    big = b * 10.0
+    if b.sum() > 0:              # a data-dependent break: the condition is a scalar
+        return big
+    return -big
+
+
+def test_data_dependent_branch_keeps_arrays_resident(resident):
+    jitted = npcompile.jit(branch_on_data, backend="eager")
+    for a in (np.arange(4.0), -np.arange(4.0)):
+        np.testing.assert_array_equal(jitted(a), branch_on_data(a))
+    assert jitted.host_copies == 0
+
+
+def test_device_array_to_host_resolves_lazy_bits():
+    t = torch.tensor([1 + 2j, 3 - 1j]).conj()
+    host = devices.DeviceArray(t).to_host()
+    np.testing.assert_array_equal(host, np.array([1 - 2j, 3 + 1j]))
+    assert not devices.keeps_resident(torch.device("cpu")) and devices.keeps_resident(torch.device("cuda"))
+
+
+def returns_a_resident_array_unchanged(a):
+    b = a * 2.0
+    kept = [a]
+    log_only("between")
+    return b, kept
+
+
+def test_resident_arrays_come_home_when_returned(resident):
+    jitted = npcompile.jit(returns_a_resident_array_unchanged, backend="eager")
+    a = np.arange(3.0)
+    b, kept = jitted(a)
+    assert type(b) is np.ndarray and kept[0] is a
+    np.testing.assert_array_equal(b, a * 2.0)
