@@ -104,6 +104,10 @@ class DeviceArray:
     def shape(self):
         return self.tensor.shape
 
+    @property
+    def ndim(self):
+        return self.tensor.ndim
+
     def stride(self):
         return self.tensor.stride()
 

@@ -1,16 +1,19 @@
 """Random programs mixing capturable NumPy with statements that cannot be captured
 (print, data-dependent branches, .item(), float(), unsupported NumPy, list side
 effects, loops around breaks): the default mode must return what plain Python returns,
-print the same text in the same order, and leave the inputs in the same state."""
+print the same text in the same order, and leave the inputs in the same state. Half the
+runs keep arrays device-resident across breaks (as off the CPU), on CPU tensors."""
 import contextlib
 import copy
 import io
+from unittest import mock
 
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import npcompile
+from npcompile import devices
 from tests.oracle import assert_same
 
 CAPTURABLE = ["x = x * 1.5 - y", "y = np.sin(x) + y", "x = np.maximum(x, y) / 2",
@@ -32,8 +35,8 @@ def programs(draw):
 
 
 @settings(max_examples=25)
-@given(programs(), st.integers(0, 2**16))
-def test_breaks_anywhere_match_plain_python(source, seed):
+@given(programs(), st.integers(0, 2**16), st.booleans())
+def test_breaks_anywhere_match_plain_python(source, seed, resident):
     namespace = {"np": np, "npcompile": npcompile}
     exec(compile(source, "<break-fuzz>", "exec"), namespace)
     program = namespace["program"]
@@ -45,7 +48,8 @@ def test_breaks_anywhere_match_plain_python(source, seed):
         expected_out, actual_out = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(expected_out):
             expected = program(*expected_args)
-        with contextlib.redirect_stdout(actual_out):
+        with contextlib.redirect_stdout(actual_out), mock.patch.object(devices, "keeps_resident",
+                                                                       lambda device: resident):
             actual = jitted(*actual_args)
         assert actual_out.getvalue() == expected_out.getvalue(), source
         assert_same(expected, actual, rtol=1e-9)
