@@ -160,6 +160,11 @@ def power(a, b):
     return power_of_nonnegative(a, b)
 
 
+def square_of_base(a, b):
+    """``a ** 2`` (the exponent ``b`` is known to be 2)."""
+    return a * a
+
+
 def power_of_nonnegative(a, b):
     """Integer power whose exponents are known not to be negative."""
     if a.dtype == torch.bool:

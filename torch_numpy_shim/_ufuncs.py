@@ -271,8 +271,14 @@ class ufunc:
 
     def _kernel_for(self, operands, loop_in, shape):
         """Integer power checks exponents for negatives; a Python int exponent is checked
-        here, on the value, so the kernel need not read tensor data (keeps it traceable)."""
-        if self.__name__ != "power" or loop_in[1].kind not in "iu" or type(operands[1]) is not int:
+        here, on the value, so the kernel need not read tensor data (keeps it traceable).
+        ``x ** 2`` on floats is a multiply (pow is correctly rounded, so NumPy's result is
+        the same), which compilers fuse instead of calling pow."""
+        if self.__name__ != "power":
+            return self._kernel
+        if type(operands[1]) in (int, float) and operands[1] == 2 and loop_in[0].kind == "f":
+            return K.square_of_base
+        if loop_in[1].kind not in "iu" or type(operands[1]) is not int:
             return self._kernel
         if operands[1] < 0 and loop_in[1].kind == "i" and 0 not in shape:
             raise ValueError("Integers to negative integer powers are not allowed.")

@@ -457,3 +457,14 @@ def test_ufuncs_trace_with_fake_tensors():
     traced = make_fx(lambda t, u: [x._t for x in fn(t, u)], tracing_mode="fake")(t, u)
     for got, want in zip(traced(t, u), fn(t, u)):
         assert torch.equal(got, want._t)
+
+
+@settings(max_examples=40)
+@given(data=st.data())
+def test_power_of_two_is_exactly_numpys(data):
+    """``x ** 2`` runs as a multiply: bit-for-bit NumPy's pow for every float, incl. -0.0,
+    inf, nan and overflow, for the operator and the function, int or float exponent."""
+    a = data.draw(arrays(data.draw(dtypes("f"), label="dtype")), label="a")
+    exponent = data.draw(st.sampled_from([2, 2.0]), label="exponent")
+    check(lambda xp, x: x ** exponent, a, rtol=0.0)
+    check(lambda xp, x: xp.power(x, exponent), a, rtol=0.0)
