@@ -1,0 +1,244 @@
+"""host_blas: the NumPy matmul op against NumPy itself, the pass on traced aten graphs
+(cheap) and inside Inductor through ``npcompile.jit`` (a few compiles), and the
+calibration's caching and override."""
+import time
+
+import numpy as np
+import pytest
+import torch
+import torch._inductor.config
+from torch._subclasses.fake_tensor import FakeTensorMode
+from torch.fx.experimental.proxy_tensor import make_fx
+
+from npcompile import host_blas
+from npcompile.host_blas import UseHostBlas, host_matmul
+from tests.jit.harness import check_jit
+
+aten = torch.ops.aten
+_rng = np.random.default_rng(7)
+
+
+def _tensor(*shape, dtype=torch.float64):
+    return torch.from_numpy(_rng.standard_normal(shape)).to(dtype)
+
+
+@pytest.fixture
+def force(monkeypatch):
+    """Set ``host_blas.mode`` for one test."""
+    return lambda mode: monkeypatch.setattr(host_blas, "mode", mode)
+
+
+# ---- the op -------------------------------------------------------------------------------
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
+@pytest.mark.parametrize("a_shape, b_shape", [
+    ((5, 3), (3, 4)), ((2, 5, 3), (2, 3, 4)),
+    ((0, 5), (5, 3)), ((4, 0), (0, 3)), ((0, 2, 3), (0, 3, 4)), ((2, 3, 0), (2, 0, 4)),
+], ids=str)
+def test_op_matches_numpy(dtype, a_shape, b_shape):
+    a, b = _tensor(*a_shape, dtype=dtype), _tensor(*b_shape, dtype=dtype)
+    result = host_matmul(a, b)
+    expected = np.matmul(a.numpy(), b.numpy())   # zeros where the inner dimension is 0
+    assert result.dtype == dtype and result.is_contiguous()
+    np.testing.assert_array_equal(result.numpy(), expected)
+
+
+@pytest.mark.parametrize("a, b", [
+    (_tensor(3, 5).T, _tensor(3, 4)),                       # transposed
+    (_tensor(5, 3), _tensor(4, 3).T),
+    (_tensor(5, 7)[:, 1:4], _tensor(3, 8)[:, ::2]),         # offset rows, strided columns
+    (_tensor(2, 3, 5).transpose(1, 2), _tensor(3, 2, 4).transpose(0, 1)),
+    (_tensor(5, 2, 3).permute(1, 0, 2), _tensor(2, 4, 3).transpose(1, 2)),
+    (_tensor(1, 3).expand(5, 3), _tensor(3, 4, dtype=torch.float64)),  # zero strides
+], ids=lambda t: str(tuple(t.stride())))
+def test_op_reads_non_contiguous_tensors_as_they_are(a, b):
+    np.testing.assert_allclose(host_matmul(a, b).numpy(), (a @ b).numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_op_passes_torchs_op_checks_and_agrees_with_its_fake_kernel():
+    a, b = _tensor(4, 6, 5, dtype=torch.float32).transpose(1, 2), _tensor(4, 6, 3, dtype=torch.float32)
+    assert all(v == "SUCCESS" for v in torch.library.opcheck(host_matmul, (a, b)).values())
+    with FakeTensorMode() as fake_mode:
+        fake = host_matmul(fake_mode.from_tensor(a), fake_mode.from_tensor(b))
+    real = host_matmul(a, b)
+    assert (fake.shape, fake.stride(), fake.dtype) == (real.shape, real.stride(), real.dtype)
+
+
+@pytest.mark.parametrize("a, b", [
+    (_tensor(2, 3), _tensor(4, 2)),
+    (_tensor(2, 2, 3), _tensor(3, 3, 2)),
+    (_tensor(2, 3), _tensor(2, 3, 2)),
+    (_tensor(2, 3), _tensor(3, 2, dtype=torch.float32)),
+    (_tensor(3), _tensor(3)),
+], ids=["inner", "batch", "ranks", "dtypes", "vectors"])
+def test_op_rejects_what_mm_and_bmm_reject(a, b):
+    with pytest.raises(RuntimeError, match="host_matmul"):
+        host_matmul(a, b)
+    with pytest.raises(RuntimeError, match="host_matmul"), FakeTensorMode() as fake_mode:
+        host_matmul(fake_mode.from_tensor(a), fake_mode.from_tensor(b))
+
+
+# ---- the pass on traced graphs --------------------------------------------------------------
+def _rewritten(fn, *args, tracing_mode="fake"):
+    """Trace ``fn`` to aten, run the pass, check the graph still computes ``fn``; return
+    the graph's call targets."""
+    gm = make_fx(fn, tracing_mode=tracing_mode)(*args)
+    UseHostBlas()(gm.graph)
+    gm.graph.lint()
+    gm.recompile()
+    if all(arg.device.type == "cpu" for arg in args):
+        for got, want in zip(gm(*args), fn(*args)):
+            torch.testing.assert_close(got, want, rtol=1e-10, atol=1e-10)
+    return [node.target for node in gm.graph.nodes if node.op == "call_function"]
+
+
+def products(bias, a, b, bias3, a3, b3):
+    return (torch.mm(a, b), torch.addmm(bias, a, b), torch.bmm(a3, b3), torch.baddbmm(bias3, a3, b3),
+            torch.mm(b.T, a.T))
+
+
+LARGE = (_tensor(64), _tensor(128, 256), _tensor(256, 64),            # 2**21 each 2-D product
+         _tensor(64), _tensor(4, 64, 64), _tensor(4, 64, 64))         # 2**20 each batched one
+
+
+def test_pass_rewrites_large_products_into_the_host_op_and_separate_adds(force):
+    force("numpy")
+    targets = _rewritten(products, *LARGE)
+    assert targets.count(host_matmul) == 5 and targets.count(aten.add.Tensor) == 2
+    assert not {aten.mm.default, aten.addmm.default, aten.bmm.default, aten.baddbmm.default} & set(targets)
+
+
+def test_pass_keeps_products_in_torch_when_torch_is_chosen(force):
+    force("torch")
+    assert host_matmul not in _rewritten(products, *LARGE)
+
+
+def test_pass_keeps_small_products_in_torch(force):
+    force("numpy")
+    small = (_tensor(8), _tensor(16, 32), _tensor(32, 8), _tensor(8), _tensor(2, 8, 8), _tensor(2, 8, 8))
+    assert host_matmul not in _rewritten(products, *small)
+    assert (host_blas.MIN_WORK, host_blas.NARROW) == (2 ** 20, 16)   # the sizes here are chosen for these
+
+
+def test_pass_keeps_symbolic_shapes_other_devices_and_dtypes_and_scaled_adds(force):
+    force("numpy")
+    assert host_matmul not in _rewritten(products, *LARGE, tracing_mode="symbolic")
+    assert host_matmul not in _rewritten(products, *(t.to("meta") for t in LARGE))
+    assert host_matmul not in _rewritten(products, *(t.to(torch.float16) for t in LARGE))
+    bias, a, b = LARGE[:3]
+    assert host_matmul not in _rewritten(lambda bias, a, b: (torch.addmm(bias, a, b, beta=2.0),), bias, a, b)
+
+
+def test_pass_follows_the_measured_decision_for_each_kind(force, monkeypatch):
+    force("auto")
+    monkeypatch.setattr(host_blas, "_measure", lambda dtype, kind, threads: kind == "narrow")
+    a, narrow, square = _tensor(512, 256), _tensor(256, 16), _tensor(256, 17)
+    targets = _rewritten(lambda a, b, c: (a @ b, a @ c), a, narrow, square)
+    assert targets == [host_matmul, aten.mm.default]
+
+
+# ---- the pass inside Inductor -------------------------------------------------------------
+class RecordingPass(UseHostBlas):
+    """UseHostBlas that keeps the call targets of the graphs it rewrote."""
+
+    def __init__(self):
+        self.targets = []
+
+    def __call__(self, graph):
+        super().__call__(graph)
+        self.targets += [node.target for node in graph.nodes if node.op == "call_function"]
+
+
+def _jit_with_pass(fn, *args, rtol=1e-10, atol=1e-10):
+    recording = RecordingPass()
+    # no FX graph cache: a cached graph would skip the passes, and the recording with them
+    with torch._inductor.config.patch(post_grad_custom_pre_pass=recording, fx_graph_cache=False):
+        check_jit(fn, *args, backend="inductor", calls=2, rtol=rtol, atol=atol)
+    return recording.targets
+
+
+def mlp(x, w1, b1, w2):
+    return np.tanh(x @ w1 + b1) @ w2
+
+
+def batched_gram(stack, other):
+    return stack @ np.swapaxes(other, 1, 2)
+
+
+def one_hot_means(points, labels):
+    onehot = (labels[:, None] == np.arange(8)[None, :]).astype(points.dtype)
+    return onehot.T @ points
+
+
+MLP_ARGS = (_rng.standard_normal((256, 128)), _rng.standard_normal((128, 64)),
+            _rng.standard_normal(64), _rng.standard_normal((64, 10)))
+
+
+@pytest.mark.inductor
+def test_inductor_calls_the_host_op_when_numpy_is_forced(force):
+    force("numpy")
+    targets = _jit_with_pass(mlp, *MLP_ARGS)
+    assert targets.count(host_matmul) == 1         # 256*64*128 = 2**21; the last, 256*10*64, is small
+    targets = _jit_with_pass(batched_gram, _rng.standard_normal((4, 64, 96)).astype(np.float32),
+                             _rng.standard_normal((4, 48, 96)).astype(np.float32), rtol=1e-4, atol=1e-4)
+    assert targets.count(host_matmul) == 1
+
+
+@pytest.mark.inductor
+def test_inductor_keeps_torch_products_when_torch_is_forced_or_tensors_are_tiny(force):
+    force("torch")
+    targets = _jit_with_pass(mlp, *MLP_ARGS)
+    assert host_matmul not in targets and aten.mm.default in targets   # the pass saw the products
+    force("numpy")
+    targets = _jit_with_pass(mlp, *(a[:8, :8] if a.ndim == 2 else a[:8] for a in MLP_ARGS))
+    assert host_matmul not in targets and aten.mm.default in targets
+
+
+@pytest.mark.inductor
+def test_inductor_agrees_with_numpy_under_the_measured_decision(force):
+    force("auto")
+    points, labels = _rng.standard_normal((20000, 8)), _rng.integers(0, 8, 20000)
+    targets = _jit_with_pass(one_hot_means, points, labels)
+    assert (host_matmul in targets) != (aten.mm.default in targets)
+    assert (host_matmul in targets) == host_blas.numpy_is_faster(torch.float64, narrow=True)
+
+
+# ---- calibration ----------------------------------------------------------------------------
+def test_calibration_is_a_cached_boolean_per_dtype_kind_and_thread_count(force):
+    force("auto")
+    decisions = {(dtype, narrow): host_blas.numpy_is_faster(dtype, narrow)
+                 for dtype in (torch.float32, torch.float64) for narrow in (False, True)}
+    assert all(type(d) is bool for d in decisions.values())
+    hits = host_blas._measure.cache_info().hits
+    start = time.perf_counter()
+    assert {key: host_blas.numpy_is_faster(*key) for key in decisions} == decisions
+    assert time.perf_counter() - start < 0.01 and host_blas._measure.cache_info().hits == hits + 4
+
+    threads = torch.get_num_threads()
+    misses = host_blas._measure.cache_info().misses
+    try:
+        torch.set_num_threads(threads + 1)
+        host_blas.numpy_is_faster(torch.float64, False)
+    finally:
+        torch.set_num_threads(threads)
+    assert host_blas._measure.cache_info().misses == misses + 1
+
+
+def test_calibration_is_cheap():
+    start = time.perf_counter()
+    for dtype in (torch.float32, torch.float64):
+        for kind in ("square", "narrow"):
+            host_blas._measure.__wrapped__(dtype, kind, torch.get_num_threads())
+    assert time.perf_counter() - start < 0.5
+
+
+def test_mode_overrides_the_measurement_and_keys_the_cache(force, monkeypatch):
+    monkeypatch.setattr(host_blas, "_measure", lambda *key: pytest.fail("measured under an override"))
+    uuids = {}
+    for mode in ("numpy", "torch"):
+        force(mode)
+        assert host_blas.numpy_is_faster(torch.float64, False) is (mode == "numpy")
+        uuids[mode] = UseHostBlas().uuid()
+    assert uuids["numpy"] != uuids["torch"]
+    force("fast")
+    with pytest.raises(ValueError, match="mode"):
+        host_blas.numpy_is_faster(torch.float64, False)
