@@ -141,8 +141,9 @@ LIFE_GENERATIONS = 10
 def game_of_life(board):
     """Conway's game of life on a torus: neighbour counts by rolls, rules by boolean algebra.
 
-    TorchInductor's CPU code generation gets this wrong for npcompile and torch.compile
-    alike (the eager and aot_eager backends match NumPy). Reduced to torch alone:
+    TorchInductor's CPU code generation gets this wrong for torch.compile (and did for
+    npcompile until its stencil pass, npcompile/stencils.py, stored each generation, which
+    keeps the bad fused kernel from forming). Reduced to torch alone:
 
         b = torch.rand((6, 6), generator=torch.Generator().manual_seed(0), dtype=torch.float64) < 0.3
         S = [(-1, -1), (-1, 0), (-1, 1), (0, -1), (0, 1), (1, -1), (1, 0), (1, 1)]

@@ -5,6 +5,7 @@ import contextlib
 
 import torch
 import torch._inductor.config
+from torch._inductor.custom_graph_pass import CustomGraphPass
 
 
 def eager(gm, example_inputs):
@@ -24,6 +25,31 @@ def aot_eager(gm, example_inputs):
     return functional
 
 
+class _GraphPasses(CustomGraphPass):
+    """npcompile's post-grad passes, in order, as the one custom pass Inductor takes;
+    its uuid joins theirs, so Inductor's FX graph cache tells their decisions apart."""
+
+    def __init__(self, passes):
+        self.passes = passes
+
+    def __call__(self, graph):
+        for graph_pass in self.passes:
+            graph_pass(graph)
+
+    def uuid(self):
+        return "|".join(str(p.uuid()) for p in self.passes)
+
+
+def _post_grad_passes():
+    """Ours, then any pass already set in Inductor's config (a user's), which would
+    otherwise be replaced."""
+    from .host_blas import UseHostBlas
+    from .stencils import StoreStencilInputs
+
+    already = torch._inductor.config.post_grad_custom_pre_pass
+    return _GraphPasses([UseHostBlas(), StoreStencilInputs()] + ([already] if already is not None else []))
+
+
 def inductor(gm, example_inputs):
     """TorchInductor: C++/OpenMP kernels for CPU tensors, Triton for CUDA.
 
@@ -40,7 +66,8 @@ def inductor(gm, example_inputs):
     from torch.fx.experimental.proxy_tensor import make_fx
 
     fake_mode = detect_fake_mode(example_inputs)
-    with tracing(TracingContext(fake_mode)):
+    passes = torch._inductor.config.patch(post_grad_custom_pre_pass=_post_grad_passes())
+    with tracing(TracingContext(fake_mode)), passes:
         if not _is_pure(gm):
             return inductor_compile(gm, example_inputs)
         with fake_mode:
