@@ -43,11 +43,13 @@ class _GraphPasses(CustomGraphPass):
 def _post_grad_passes():
     """Ours, then any pass already set in Inductor's config (a user's), which would
     otherwise be replaced."""
+    from .complex_lowering import SplitComplex
     from .host_blas import UseHostBlas
     from .stencils import StoreStencilInputs
 
     already = torch._inductor.config.post_grad_custom_pre_pass
-    return _GraphPasses([UseHostBlas(), StoreStencilInputs()] + ([already] if already is not None else []))
+    ours = [SplitComplex(), UseHostBlas(), StoreStencilInputs()]
+    return _GraphPasses(ours + ([already] if already is not None else []))
 
 
 def inductor(gm, example_inputs):

@@ -1,6 +1,7 @@
 """Segment capture: run the tracer inside make_fx under our FakeTensorMode (which owns
 a ShapeEnv), so every torch op the shim issues lands in an aten-level GraphModule."""
 import dataclasses
+import re
 import time
 
 import numpy
@@ -33,6 +34,12 @@ class Capture:
         self.int_examples = tracer.int_examples
         self.trace_seconds = trace_seconds
         self.ends_in_break = ends_in_break    # the GraphBreak the segment stops before, or None
+
+    def add_shape_guards(self):
+        """The ShapeEnv's guards on dynamic sizes, added once the backend has compiled:
+        it may have specialized a size (e.g. for an op it has no dynamic kernel for)."""
+        for expression in shape_guards(self.fake_mode, self.fake_inputs, self.inputs):
+            self.guards.add(expression, f"sizes: {expression}")
 
     @property
     def op_count(self):
@@ -88,7 +95,28 @@ def shape_guards(fake_mode, fake_inputs, inputs):
                for t in fake_inputs):
         return []
     expressions = fake_mode.shape_env.produce_guards(fake_inputs, [_ShapeSource(i.source.expr) for i in inputs])
-    return [e.replace(".size()", ".shape") for e in expressions]
+    expressions = [e.replace(".size()", ".shape") for e in expressions]
+    for expr in (i.source.expr for i in inputs if isinstance(i.example, numpy.ndarray)):
+        pattern = re.escape(f"{expr}.stride()") + r"\[(\d+)\]"   # NumPy's strides are in bytes
+        expressions = [re.sub(pattern, lambda m: f"({expr}.strides[{m.group(1)}] // {expr}.itemsize)", e)
+                       for e in expressions]
+    return expressions + _specialized_sizes(fake_inputs, inputs)
+
+
+def _specialized_sizes(fake_inputs, inputs):
+    """Sizes traced as dynamic that the trace or the backend fixed to one value (an op
+    with no symbolic kernel, say): ``produce_guards`` counts them as static and omits them."""
+    checks = []
+    for fake, inp in zip(fake_inputs, inputs):
+        if isinstance(fake, torch.SymInt):
+            if fake.node.maybe_as_int() is not None:
+                checks.append(f"{inp.source.expr} == {fake.node.maybe_as_int()}")
+            continue
+        for d in inp.dynamic:
+            size = fake.shape[d]
+            if isinstance(size, torch.SymInt) and size.node.maybe_as_int() is not None:
+                checks.append(f"{inp.source.expr}.shape[{d}] == {size.node.maybe_as_int()}")
+    return checks
 
 
 def entry_roots(bound_args, arg_names):
@@ -182,7 +210,5 @@ def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("
             raise _guarded(GraphBreak("a value check NumPy makes comes before a write into an input",
                                       "the check could only run after the write; this call runs as written"),
                            tracer)
-        for expression in shape_guards(fake_mode, fake_inputs, inputs):
-            tracer.guards.add(expression, f"sizes: {expression}")
         return Capture(gm, fake_inputs, fake_mode, tracer, plan_box[0], time.perf_counter() - start,
                        first_break)

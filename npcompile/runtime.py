@@ -87,11 +87,14 @@ class CompiledEntry:
     def run(self, L, fallback):
         """Run for state ``L`` (whose guards passed); ``fallback`` runs it as written."""
         try:
-            return self.fast(L)
+            result = self.fast(L)
         except RerunUncompiled:
-            if fallback is None:
-                raise
             return fallback()
+        if result is MISS:   # a guard rejecting what it was built from: a bug, never a wrong result
+            warnings.warn("npcompile: a graph's guards reject the call it was compiled for (a bug: "
+                          "please report it); running the call uncompiled", stacklevel=3)
+            return fallback()
+        return result
 
     def recover(self, exc, fallback):
         """The graph raised while running (e.g. a singular matrix, known only from the
@@ -379,13 +382,13 @@ class JitFunction:
                                  exc.tracer_guards)
         record = self._record_break(cap.ends_in_break) if cap.ends_in_break is not None else None
         start = time.perf_counter()
+        compiled = self._run_backend(cap) if cap.op_count else cap.gm
+        backend_seconds = time.perf_counter() - start
+        start = time.perf_counter()
+        cap.add_shape_guards()
         guard = cap.guards.compile(globals_dict, closure)
         write = _writer(cap, globals_dict, closure, self._call_device)
-        guard_seconds = time.perf_counter() - start
-        start = time.perf_counter()
-        compiled = self._run_backend(cap) if cap.op_count else cap.gm
-        times = {"trace": cap.trace_seconds, "guards": guard_seconds,
-                 "backend": time.perf_counter() - start}
+        times = {"trace": cap.trace_seconds, "guards": time.perf_counter() - start, "backend": backend_seconds}
         diagnostics.record_compile_times(self.fn.__qualname__, times)
         diagnostics.log_once("guards", guard, "guards of %s:\n%s", self.fn.__qualname__, guard.source)
         diagnostics.log_once("graph_code", cap.gm, "graph of %s:\n%s", self.fn.__qualname__, cap.gm.code)

@@ -38,6 +38,22 @@ def test_2d_dynamic_then_rank_change_recompiles():
     assert len(backend.graphs) == 3
 
 
+def row_and_transpose(a, b):
+    return a + b[0], (a * 2 + b[1:2]).T
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+@pytest.mark.parametrize("backend", ["eager", pytest.param("inductor", marks=pytest.mark.inductor)])
+def test_dynamic_dims_of_2d_inputs_keep_answers_right(backend, dtype):
+    """Guards on dynamic dims must hold for NumPy arrays (byte strides) and include sizes
+    the trace or the backend specialized; otherwise a later size reuses a wrong graph."""
+    jitted = npcompile.jit(row_and_transpose, backend=backend)
+    for n in (5, 7, 9, 11):
+        a = np.arange(3 * n, dtype=dtype).reshape(3, n)
+        b = np.linspace(-1, 1, 3 * n).astype(dtype).reshape(3, n)
+        assert_same(row_and_transpose(a, b), jitted(a, b))
+
+
 def test_dtype_change_recompiles():
     backend = CountingBackend()
     jitted = npcompile.jit(lambda a: a / 2, backend=backend)
