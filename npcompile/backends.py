@@ -41,14 +41,23 @@ class _GraphPasses(CustomGraphPass):
 
 
 def _post_grad_passes():
-    """Ours, then any pass already set in Inductor's config (a user's), which would
-    otherwise be replaced."""
+    """The passes Inductor runs on the post-grad graph before its own pattern passes and
+    after them: ours, then any pass already set in Inductor's config (a user's), which
+    would otherwise be replaced. Scatters are rewritten late, as Inductor's own
+    no-op removal would drop the copy the rewrite makes."""
     from .complex_lowering import SplitComplex
     from .host_blas import UseHostBlas
+    from .scatter_writes import WriteScattersInPlace
     from .stencils import StoreStencilInputs
 
-    already = torch._inductor.config.post_grad_custom_pre_pass
-    ours = [SplitComplex(), UseHostBlas(), StoreStencilInputs()]
+    return torch._inductor.config.patch(
+        post_grad_custom_pre_pass=_then_users([SplitComplex(), UseHostBlas(), StoreStencilInputs()],
+                                              "post_grad_custom_pre_pass"),
+        post_grad_custom_post_pass=_then_users([WriteScattersInPlace()], "post_grad_custom_post_pass"))
+
+
+def _then_users(ours, option):
+    already = getattr(torch._inductor.config, option)
     return _GraphPasses(ours + ([already] if already is not None else []))
 
 
@@ -68,7 +77,7 @@ def inductor(gm, example_inputs):
     from torch.fx.experimental.proxy_tensor import make_fx
 
     fake_mode = detect_fake_mode(example_inputs)
-    passes = torch._inductor.config.patch(post_grad_custom_pre_pass=_post_grad_passes())
+    passes = _post_grad_passes()
     with tracing(TracingContext(fake_mode)), passes:
         if not _is_pure(gm):
             return inductor_compile(gm, example_inputs)

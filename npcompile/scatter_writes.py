@@ -1,0 +1,100 @@
+"""Write ``a[1:-1, 1:-1] = ...`` into a copy instead of a masked whole-array kernel.
+
+Functionalization turns an assignment into a slice of an array into ``slice_scatter``
+(nested, one per sliced dim): a new array equal to the old one except in the slice.
+Inductor computes that as one kernel over the whole array that asks, at every element,
+whether it lies in the slice, and loads the new value under a mask if so. On the CPU
+those masked, branching loops run about four times slower than plain ones: a 3-D heat
+step took 2.5 ms where the interior update alone takes 0.55 ms. This pass rewrites each
+outermost scatter as Inductor itself does when it judges the mutation worth it: a plain
+copy of the old array (``clone``), then the new values written straight into the slice
+of the copy (``copy_`` into a view), which Inductor fuses with their computation,
+unmasked. Only the fresh copy is written, so inputs and other readers of the old array
+are untouched. It runs after Inductor's pattern passes, whose no-op removal would
+otherwise take the clone away and leave the write landing in the old array.
+"""
+import torch
+from torch._inductor.custom_graph_pass import CustomGraphPass
+
+aten = torch.ops.aten
+
+_VIEW_OF = {aten.slice_scatter.default: aten.slice.Tensor, aten.select_scatter.default: aten.select.int}
+
+
+def _view_args(node):
+    """The arguments after (base, src) of a scatter: the view of the base it replaces."""
+    return tuple(node.args[2:]), dict(node.kwargs)
+
+
+def _is_view_of(node, base, target, args, kwargs):
+    return (node.op == "call_function" and node.target is target and node.args[0] is base
+            and tuple(node.args[1:]) == args and dict(node.kwargs) == kwargs)
+
+
+def _chain(scatter):
+    """(base, [(view op, args, kwargs), ...], values): nested scatters whose bases are the
+    matching views of the outer base, as functionalization emits for ``a[i, j] = v``."""
+    base, src = scatter.args[:2]
+    views = []
+    node, view_base = scatter, base
+    while True:
+        target = _VIEW_OF[node.target]
+        args, kwargs = _view_args(node)
+        views.append((target, args, kwargs))
+        inner = node.args[1]
+        if not (isinstance(inner, torch.fx.Node) and inner.target in _VIEW_OF and len(inner.users) == 1
+                and isinstance(inner.args[0], torch.fx.Node)
+                and _is_view_of(inner.args[0], view_base, target, args, kwargs)):
+            return base, views, inner
+        view_base = inner.args[0]
+        node = inner
+
+
+def _dense(value):
+    return isinstance(value, torch.Tensor) and value.layout == torch.strided and value.ndim > 0
+
+
+class WriteScattersInPlace(CustomGraphPass):
+    """Rewrite each outermost slice/select scatter as a clone written into through views."""
+
+    def __call__(self, graph):
+        for node in list(graph.nodes):
+            if node.op != "call_function" or node.target not in _VIEW_OF:
+                continue
+            if any(user.target in _VIEW_OF and user.args[1] is node for user in node.users):
+                continue   # the inner part of a chain, rewritten with its outermost scatter
+            value = node.meta.get("val")
+            if not _dense(value) or node.args[0].meta.get("val") is None:
+                continue
+            self._rewrite(graph, node)
+
+    @staticmethod
+    def _rewrite(graph, scatter):
+        base, views, values = _chain(scatter)
+        fake_mode = scatter.meta["val"].fake_mode
+        with graph.inserting_before(scatter), fake_mode:
+            buffer = graph.call_function(aten.clone.default, (base,), {"memory_format": torch.contiguous_format})
+            buffer.meta["val"] = torch.clone(base.meta["val"], memory_format=torch.contiguous_format)
+            view = buffer
+            for target, args, kwargs in views:
+                parent = view
+                view = graph.call_function(target, (parent, *args), kwargs)
+                view.meta["val"] = target(parent.meta["val"], *args, **kwargs)
+            written = graph.call_function(aten.copy_.default, (view, values))
+            written.meta["val"] = view.meta["val"]
+        scatter.replace_all_uses_with(buffer)
+        for dead in [scatter, *_inner_scatters(values, scatter)]:
+            if not dead.users:
+                graph.erase_node(dead)
+
+    def uuid(self):
+        return "npcompile.scatter_writes.WriteScattersInPlace/1"
+
+
+def _inner_scatters(values, scatter):
+    """The now unused nested scatters between ``scatter`` and its values, outermost first."""
+    found, node = [], scatter.args[1]
+    while isinstance(node, torch.fx.Node) and node is not values:
+        found.append(node)
+        node = node.args[1]
+    return found
