@@ -50,6 +50,14 @@ def _chain(scatter):
         node = inner
 
 
+def _written_back(scatter):
+    """Whether the scatter updates an input in place (its result copied back into the
+    input): Inductor then writes into the input directly, better than any copy."""
+    base = scatter.args[0]
+    return base.op == "placeholder" and any(
+        user.target is aten.copy_.default and user.args[0] is base for user in scatter.users)
+
+
 def _dense(value):
     return isinstance(value, torch.Tensor) and value.layout == torch.strided and value.ndim > 0
 
@@ -64,7 +72,7 @@ class WriteScattersInPlace(CustomGraphPass):
             if any(user.target in _VIEW_OF and user.args[1] is node for user in node.users):
                 continue   # the inner part of a chain, rewritten with its outermost scatter
             value = node.meta.get("val")
-            if not _dense(value) or node.args[0].meta.get("val") is None:
+            if not _dense(value) or node.args[0].meta.get("val") is None or _written_back(node):
                 continue
             self._rewrite(graph, node)
 
