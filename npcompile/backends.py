@@ -2,10 +2,11 @@
 ``backend(gm, example_inputs) -> callable``. The ladder eager -> aot_eager -> inductor is
 the one the seeds recommend for bisecting a failure."""
 import contextlib
+import sys
 
 import torch
 import torch._inductor.config
-from torch._inductor.custom_graph_pass import CustomGraphPass
+from torch._inductor.custom_graph_pass import CustomGraphPass, get_hash_for_files
 
 
 def eager(gm, example_inputs):
@@ -26,8 +27,10 @@ def aot_eager(gm, example_inputs):
 
 
 class _GraphPasses(CustomGraphPass):
-    """npcompile's post-grad passes, in order, as the one custom pass Inductor takes;
-    its uuid joins theirs, so Inductor's FX graph cache tells their decisions apart."""
+    """npcompile's post-grad passes, in order, as the one custom pass Inductor takes.
+    Its uuid joins theirs and hashes the source of our pass modules, so Inductor's
+    on-disk FX graph cache tells their decisions apart and never serves a graph an
+    earlier version of a pass compiled."""
 
     def __init__(self, passes):
         self.passes = passes
@@ -37,7 +40,9 @@ class _GraphPasses(CustomGraphPass):
             graph_pass(graph)
 
     def uuid(self):
-        return "|".join(str(p.uuid()) for p in self.passes)
+        ours = sorted({sys.modules[type(p).__module__].__file__ for p in self.passes
+                       if type(p).__module__.startswith(__package__ + ".")})
+        return get_hash_for_files(tuple(ours), extra="|".join(str(p.uuid()) for p in self.passes)).hex()
 
 
 def _post_grad_passes():

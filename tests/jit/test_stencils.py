@@ -70,3 +70,20 @@ def test_stencil_loops_match_numpy_under_inductor():
     # without the pass Inductor's CPU code for this fused bool/int8 kernel is wrong
     # (see benchmarks/workloads.py game_of_life); with it each generation is stored
     check_jit(life, np.random.default_rng(0).random((12, 12)) < 0.3, backend="inductor")
+
+
+def test_pass_cache_key_follows_the_pass_source(tmp_path, monkeypatch):
+    """Inductor's on-disk cache is keyed by the passes' uuid: an edited pass module must
+    change it, or a graph compiled by the old pass would be served."""
+    import sys
+
+    from npcompile.backends import _GraphPasses
+
+    module = sys.modules[StoreStencilInputs.__module__]
+    keys = []
+    for version, text in enumerate(["# one\n", "# two\n"]):
+        copy = tmp_path / f"stencils_{version}.py"
+        copy.write_text(text)
+        monkeypatch.setattr(module, "__file__", str(copy))
+        keys.append(_GraphPasses([StoreStencilInputs()]).uuid())
+    assert keys[0] != keys[1]
