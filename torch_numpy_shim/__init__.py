@@ -4,13 +4,6 @@
 convert back to exactly what NumPy returns with ``to_numpy``. Anything the shim cannot
 reproduce faithfully raises ``UnsupportedError`` instead of answering wrongly.
 """
-import os as _os
-
-# torch's CPU allocator asks for transparent huge pages only when told to (NumPy always
-# does): without them, writing a fresh large result runs at a third of the bandwidth.
-# Read at torch's first large allocation, so set before torch is used; a user's setting wins.
-_os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")
-
 import math as _math
 
 from ._errors import *
