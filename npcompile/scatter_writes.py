@@ -34,7 +34,7 @@ def _is_view_of(node, base, target, args, kwargs):
 def _chain(scatter):
     """(base, [(view op, args, kwargs), ...], values): nested scatters whose bases are the
     matching views of the outer base, as functionalization emits for ``a[i, j] = v``."""
-    base, src = scatter.args[:2]
+    base = scatter.args[0]
     views = []
     node, view_base = scatter, base
     while True:
@@ -81,8 +81,8 @@ class WriteScattersInPlace(CustomGraphPass):
         base, views, values = _chain(scatter)
         fake_mode = scatter.meta["val"].fake_mode
         with graph.inserting_before(scatter), fake_mode:
-            buffer = graph.call_function(aten.clone.default, (base,), {"memory_format": torch.contiguous_format})
-            buffer.meta["val"] = torch.clone(base.meta["val"], memory_format=torch.contiguous_format)
+            buffer = graph.call_function(aten.clone.default, (base,))   # in the scatter's layout
+            buffer.meta["val"] = torch.clone(base.meta["val"])
             view = buffer
             for target, args, kwargs in views:
                 parent = view

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 import torch
-from torch.fx.experimental.proxy_tensor import make_fx
 from torch.func import functionalize
+from torch.fx.experimental.proxy_tensor import make_fx
 
 from npcompile.scatter_writes import WriteScattersInPlace
 from tests.jit.harness import check_jit
@@ -39,7 +39,14 @@ def rows_and_stepped(u):
     return v, u
 
 
-@pytest.mark.parametrize("fn, shape, writes", [(interior_3d, (5, 6, 7), 1), (rows_and_stepped, (4, 6), 2)])
+def transposed(u):
+    v = (u * 2).T
+    v[0, 1:] = 1.0
+    return v
+
+
+@pytest.mark.parametrize("fn, shape, writes", [(interior_3d, (5, 6, 7), 1), (rows_and_stepped, (4, 6), 2),
+                                               (transposed, (3, 5), 1)])
 def test_scatters_become_clones_written_through_views_with_the_same_values(fn, shape, writes):
     u = torch.randn(shape, dtype=torch.float64)
     gm = _rewritten(fn, u)
@@ -49,6 +56,9 @@ def test_scatters_become_clones_written_through_views_with_the_same_values(fn, s
     kept = u.clone()
     expected, actual = fn(u), gm(u)
     torch.testing.assert_close(actual, expected, rtol=0, atol=0)
+    for e, a in zip(expected if isinstance(expected, tuple) else (expected,),
+                    actual if isinstance(actual, tuple) else (actual,)):
+        assert e.stride() == a.stride()
     assert torch.equal(u, kept), "the pass wrote into an existing array"
 
 
