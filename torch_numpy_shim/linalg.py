@@ -598,7 +598,7 @@ def _norm(x, ord=None, axis=None, keepdims=False):
     nd = x.ndim
     if axis is None and (ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1)):
         t = torch.sqrt(_sum_squares(x._t.reshape(-1), 0))
-        return ndarray._wrap(t.reshape([1] * nd)) if keepdims else ndarray._wrap(t, True)
+        return ndarray._wrap(t.reshape([1] * nd), nd == 0) if keepdims else ndarray._wrap(t, True)
     if axis is None:
         axis = tuple(range(nd))
     elif not isinstance(axis, tuple):

@@ -352,6 +352,11 @@ def test_norm(x, ord, keepdims, data):
             check(lambda xp, x: xp.linalg.norm(x, matrix_ord), x, **tol)
 
 
+@pytest.mark.parametrize("x", [numpy.array(False), numpy.array(-2.5), numpy.array(3 + 4j)])
+def test_norm_of_0d_with_keepdims_is_a_scalar(x):
+    check(lambda xp, x: xp.linalg.norm(x, keepdims=True), x, **TOL)
+
+
 @given(st.sampled_from(INEXACT + ["int32"]).flatmap(lambda d: hnp.arrays(d, hnp.array_shapes(min_dims=2, max_dims=4, min_side=1, max_side=3),
                                                                          elements=finite_values(d))),
        st.sampled_from(MATRIX_ORDS), st.booleans())
