@@ -352,6 +352,19 @@ def _complex(r, node):
     return tuple(r.cast(p, dtype) for p in node.args)
 
 
+def _stacked(r, node):
+    """``view_as_complex`` of a real and an imaginary part stacked on a new last dim (how
+    the shim builds complex values): those parts."""
+    stacked = node.args[0]
+    pieces = stacked.args[0] if stacked.target is aten.cat.default else ()
+    last = stacked.meta["val"].ndim - 1
+    if len(pieces) != 2 or stacked.args[1] not in (-1, last) or not all(
+            piece.target is aten.unsqueeze.default and piece.args[1] in (-1, last) for piece in pieces):
+        raise _Unsupported(node)
+    dtype = _part_dtype(node.meta["val"].dtype)
+    return tuple(r.cast(piece.args[0], dtype) for piece in pieces)
+
+
 def _convert(r, node):
     arg, dtype = node.args
     if dtype.is_complex and _is_complex(arg):
@@ -479,6 +492,7 @@ _RULES = {
     aten.ne.Tensor: _equality, aten.ne.Scalar: _equality,
     aten.where.self: _where,
     aten.complex.default: _complex,
+    aten.view_as_complex.default: _stacked,
     prims.convert_element_type.default: _convert,
     aten.full.default: _fill,
     aten.scalar_tensor.default: _fill,

@@ -25,6 +25,7 @@ from ._errors import UnsupportedError
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, OutArray, finish, normalize_axis, normalize_axis_tuple, normalizer
 from ._statistics import _image_as, _int_image
+from ._ufunc_kernels import complex_from_parts
 
 __all__ = ["isposinf", "isneginf", "astype", "diff", "ediff1d", "gradient", "convolve", "correlate", "interp", "polyval",
            "polyfit", "polyder", "polyint", "polyadd", "polysub", "polymul", "trapezoid", "isclose", "allclose", "array_equal",
@@ -351,7 +352,7 @@ def interp(x, xp, fp, left=None, right=None, period=None):
     if value_dt.kind == "c":
         re = _interp_real(xt, xpt, fpt.real.contiguous(), _part(left, "real"), _part(right, "real"))
         im = _interp_real(xt, xpt, fpt.imag.contiguous(), _part(left, "imag"), _part(right, "imag"))
-        result = torch.complex(re, im)
+        result = complex_from_parts(re, im)
     else:
         result = _interp_real(xt, xpt, fpt, left, right)
     return ndarray._wrap(result, scalar=x.ndim == 0)
@@ -653,7 +654,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
         return torch.where(torch.isneginf(t), fill["low"], t)
 
     t = x._t
-    cleaned = torch.complex(clean(t.real), clean(t.imag)) if t.is_complex() else clean(t)
+    cleaned = complex_from_parts(clean(t.real), clean(t.imag)) if t.is_complex() else clean(t)
     x._t.copy_(cleaned)
     return ndarray._wrap(x._t, scalar=True) if scalar else x
 

@@ -32,6 +32,7 @@ from ._errors import UFuncOutputCastingError
 from ._ndarray import ndarray
 from ._normalize import (ArrayLike, AxisLike, DTypeLike, OutArray, normalize_axis,
                          normalize_axis_tuple, normalizer)
+from ._ufunc_kernels import complex_from_parts
 
 __all__ = [
     "sum", "prod", "mean", "std", "var", "min", "max", "amin", "amax", "argmin", "argmax",
@@ -109,7 +110,7 @@ def _add_or_subtract(op, dt, x, y):
     by one: torch adds complex tensors as ``x + 1*y``, and that complex multiply turns
     an infinite part into NaN (0 * inf) where NumPy keeps it."""
     if dt.kind == "c":
-        return torch.complex(op(x.real, y.real), op(x.imag, y.imag))
+        return complex_from_parts(op(x.real, y.real), op(x.imag, y.imag))
     return _exact(op, dt, x, y)
 
 

@@ -22,6 +22,7 @@ from ._errors import UnsupportedError, raise_if
 from ._ndarray import ndarray
 from ._normalize import (ArrayLike, AxisLike, DTypeLike, OptionalArrayLike, OutArray, finish,
                          normalize_axis_tuple, normalizer)
+from ._ufunc_kernels import complex_from_parts
 
 __all__ = ["median", "nanmedian", "percentile", "quantile", "nanpercentile", "nanquantile",
            "average", "cov", "corrcoef", "histogram", "histogram_bin_edges", "histogram2d",
@@ -585,7 +586,7 @@ def corrcoef(x: ArrayLike, y: OptionalArrayLike = None, rowvar=True, *, dtype: D
     c = c / stddev[:, None]
     c = c / stddev[None, :]
     if c.is_complex():
-        c = torch.complex(c.real.clamp(-1, 1), c.imag.clamp(-1, 1))
+        c = complex_from_parts(c.real.clamp(-1, 1), c.imag.clamp(-1, 1))
     else:
         c = c.clamp(-1, 1)
     return ndarray._wrap(c)

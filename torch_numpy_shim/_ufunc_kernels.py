@@ -25,6 +25,14 @@ def _zero(t):
     return torch.zeros((), dtype=t.dtype)
 
 
+def complex_from_parts(real, imag):
+    """``torch.complex(real, imag)`` (broadcasting, exact parts), built by stacking the
+    parts: ``torch.complex``'s shape function fixes every traced dynamic size to its
+    example value, so a function using it would recompile for each new size."""
+    real, imag = torch.broadcast_tensors(real, imag)
+    return torch.view_as_complex(torch.stack((real, imag), -1))
+
+
 # ---- uint64 as int64 -----------------------------------------------------------------
 def uint64_to_ordered(t):
     """uint64 -> int64 keeping the order (flip the top bit), for comparisons/max/min."""
@@ -51,7 +59,7 @@ def ordered_to_uint64(t):
 # ---- arithmetic ------------------------------------------------------------------------
 def _complex_parts(op, a, b):
     """Part-wise complex add/subtract: torch's ``alpha`` multiply turns 0 + inf*j into nan."""
-    return torch.complex(op(torch.real(a), torch.real(b)), op(torch.imag(a), torch.imag(b)))
+    return complex_from_parts(op(torch.real(a), torch.real(b)), op(torch.imag(a), torch.imag(b)))
 
 
 def add(a, b):
@@ -113,7 +121,7 @@ def true_divide(a, b):
     imag = torch.where(real_larger, (ai - ar * ratio) * scale, (ai * ratio - ar) * scale)
     real = torch.where(zero, ar / br.abs(), real)
     imag = torch.where(zero, ai / br.abs(), imag)
-    return torch.complex(real, imag)
+    return complex_from_parts(real, imag)
 
 
 def floor_divide(a, b):
@@ -264,11 +272,11 @@ def _complex_sign(z):
     """NumPy 2: z / |z|; 0 -> 0; one infinite part -> the unit in that direction."""
     re, im = torch.real(z), torch.imag(z)
     mag = torch.abs(z)
-    unit = z / torch.complex(mag, torch.zeros_like(mag))
+    unit = z / complex_from_parts(mag, torch.zeros_like(mag))
     re_inf, im_inf = torch.isinf(re), torch.isinf(im)
     zero_r = torch.zeros_like(re)
-    towards_re = torch.complex(torch.sign(re), zero_r)
-    towards_im = torch.complex(zero_r, torch.sign(im))
+    towards_re = complex_from_parts(torch.sign(re), zero_r)
+    towards_im = complex_from_parts(zero_r, torch.sign(im))
     unit = torch.where(re_inf & ~im_inf, towards_re, unit)
     unit = torch.where(im_inf & ~re_inf, towards_im, unit)
     nan = torch.full((), complex(math.nan, math.nan), dtype=z.dtype)
@@ -304,7 +312,7 @@ def square(t):
 
 def _scale_complex(z, factor):
     """Multiply real and imaginary parts separately (complex * real, as NumPy does)."""
-    return torch.complex(torch.real(z) * factor, torch.imag(z) * factor)
+    return complex_from_parts(torch.real(z) * factor, torch.imag(z) * factor)
 
 
 def exp2(t):
@@ -316,7 +324,7 @@ def expm1(z):
         return torch.expm1(z)
     re, im = torch.real(z), torch.imag(z)
     half = torch.sin(im / 2)
-    return torch.complex(torch.expm1(re) * torch.cos(im) - 2 * half * half, torch.exp(re) * torch.sin(im))
+    return complex_from_parts(torch.expm1(re) * torch.cos(im) - 2 * half * half, torch.exp(re) * torch.sin(im))
 
 
 def log2(t):
@@ -353,7 +361,7 @@ def rad2deg(t):
 
 def rint(t):
     if _is_complex(t):
-        return torch.complex(torch.round(torch.real(t)), torch.round(torch.imag(t)))
+        return complex_from_parts(torch.round(torch.real(t)), torch.round(torch.imag(t)))
     return torch.round(t)
 
 

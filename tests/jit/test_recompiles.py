@@ -54,6 +54,17 @@ def test_dynamic_dims_of_2d_inputs_keep_answers_right(backend, dtype):
         assert_same(row_and_transpose(a, b), jitted(a, b))
 
 
+def test_complex_arithmetic_stays_dynamic():
+    """The shim builds complex values without torch.complex, whose shape function would
+    fix each dynamic size and so recompile for every new size."""
+    backend = CountingBackend()
+    jitted = npcompile.jit(row_and_transpose, backend=backend)
+    for n in (5, 7, 9, 11, 13):
+        a = np.arange(3 * n, dtype=np.complex128).reshape(3, n) * (1 - 2j)
+        assert_same(row_and_transpose(a, a), jitted(a, a))
+    assert len(backend.graphs) == 2
+
+
 def test_dtype_change_recompiles():
     backend = CountingBackend()
     jitted = npcompile.jit(lambda a: a / 2, backend=backend)
