@@ -62,10 +62,19 @@ def _dense(value):
     return isinstance(value, torch.Tensor) and value.layout == torch.strided and value.ndim > 0
 
 
+_EMPTY = {aten.empty.memory_format, aten.empty_strided.default, aten.empty_like.default}
+_SHAPE_ONLY = {aten.fill.Scalar, aten.fill.Tensor, aten.empty_like.default, aten.sym_size.int,
+               aten.sym_stride.int, aten.sym_numel.default}   # read an array's shape, not its values
+_WRITES = {aten.copy_.default, aten.copy.default}   # into their first argument (copy: its shape)
+
+
 class WriteScattersInPlace(CustomGraphPass):
-    """Rewrite each outermost slice/select scatter as a clone written into through views."""
+    """Rewrite each outermost slice/select scatter as a clone written into through views;
+    the clone is skipped where nothing else reads the old array: a fresh ``np.empty``,
+    or the buffer an earlier assignment wrote (``v[1:-1] = ...; v[0] = 0``)."""
 
     def __call__(self, graph):
+        buffers = set()   # the arrays this pass writes into
         for node in list(graph.nodes):
             if node.op != "call_function" or node.target not in _VIEW_OF:
                 continue
@@ -74,29 +83,51 @@ class WriteScattersInPlace(CustomGraphPass):
             value = node.meta.get("val")
             if not _dense(value) or node.args[0].meta.get("val") is None or _written_back(node):
                 continue
-            self._rewrite(graph, node)
-
-    @staticmethod
-    def _rewrite(graph, scatter):
-        base, views, values = _chain(scatter)
-        fake_mode = scatter.meta["val"].fake_mode
-        with graph.inserting_before(scatter), fake_mode:
-            buffer = graph.call_function(aten.clone.default, (base,))   # in the scatter's layout
-            buffer.meta["val"] = torch.clone(base.meta["val"])
-            view = buffer
-            for target, args, kwargs in views:
-                parent = view
-                view = graph.call_function(target, (parent, *args), kwargs)
-                view.meta["val"] = target(parent.meta["val"], *args, **kwargs)
-            written = graph.call_function(aten.copy_.default, (view, values))
-            written.meta["val"] = view.meta["val"]
-        scatter.replace_all_uses_with(buffer)
-        for dead in [scatter, *_inner_scatters(values, scatter)]:
-            if not dead.users:
-                graph.erase_node(dead)
+            _rewrite(graph, node, buffers)
 
     def uuid(self):
         return "npcompile.scatter_writes.WriteScattersInPlace/1"
+
+
+def _rewrite(graph, scatter, buffers):
+    base, views, values = _chain(scatter)
+    fake_mode = scatter.meta["val"].fake_mode
+    with graph.inserting_before(scatter), fake_mode:
+        if _only_written_here(base, {scatter, *_inner_scatters(values, scatter)}, buffers):
+            buffer = base
+        else:
+            buffer = graph.call_function(aten.clone.default, (base,))   # in the scatter's layout
+            buffer.meta["val"] = torch.clone(base.meta["val"])
+        view = buffer
+        for target, args, kwargs in views:
+            parent = view
+            view = graph.call_function(target, (parent, *args), kwargs)
+            view.meta["val"] = target(parent.meta["val"], *args, **kwargs)
+        written = graph.call_function(aten.copy_.default, (view, values))
+        written.meta["val"] = view.meta["val"]
+    buffers.add(buffer)
+    scatter.replace_all_uses_with(buffer)
+    for dead in [scatter, *_inner_scatters(values, scatter)]:
+        if not dead.users:
+            graph.erase_node(dead)
+
+
+def _only_written_here(base, chain, buffers):
+    """Whether ``base`` may be written in place: a fresh, uninitialized array or a buffer
+    of this pass whose values nothing reads, directly or through a view, other than
+    the scatters of ``chain`` (a read before the write is refused too: Inductor may fuse
+    it with the write and read what was just written)."""
+    if base.target not in _EMPTY and base not in buffers:
+        return False
+    aliases = [base]
+    for alias in aliases:
+        for user in alias.users:
+            if getattr(user.target, "is_view", False):
+                aliases.append(user)
+            elif not (user in chain or user.target in _SHAPE_ONLY
+                      or (user.target in _WRITES and user.args[0] is alias and alias not in user.args[1:])):
+                return False
+    return True
 
 
 def _inner_scatters(values, scatter):

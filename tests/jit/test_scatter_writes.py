@@ -3,6 +3,7 @@
 import numpy as np
 import pytest
 import torch
+from torch._inductor.fx_passes.post_grad import remove_noop_ops
 from torch.func import functionalize
 from torch.fx.experimental.proxy_tensor import make_fx
 
@@ -14,8 +15,10 @@ _SCATTERS = {aten.slice_scatter.default, aten.select_scatter.default}
 
 
 def _rewritten(fn, *example):
-    """``fn`` functionalized (as Inductor sees it), its graph after the pass."""
+    """``fn`` functionalized and cleaned up as Inductor has it by then; its graph after the pass."""
     gm = make_fx(functionalize(fn, remove="mutations"), tracing_mode="fake")(*example)
+    gm.graph.eliminate_dead_code()   # as Inductor does before its post-grad passes
+    remove_noop_ops(gm.graph)
     WriteScattersInPlace()(gm.graph)
     gm.graph.lint()
     gm.recompile()
@@ -60,6 +63,43 @@ def test_scatters_become_clones_written_through_views_with_the_same_values(fn, s
                     actual if isinstance(actual, tuple) else (actual,)):
         assert e.stride() == a.stride()
     assert torch.equal(u, kept), "the pass wrote into an existing array"
+
+
+def fill_empty(u):
+    v = torch.empty_like(u)
+    v[1:-1] = u[:-2] + u[2:]
+    v[0] = v[1] * 2        # reads what the first write wrote: this write goes to a copy
+    v[-1] = 0.0
+    return v
+
+
+def fill_empty_with_constants(u):
+    v = torch.empty_like(u)
+    v[1:-1, 1:] = u[:-2, 1:] + u[2:, 1:]
+    v[:, 0] = 1.0
+    v[0] = 0.0
+    v[-1] = 0.0
+    return v
+
+
+def old_state_read_later(u):
+    v = u * 2
+    v[0] = 0.0
+    w = v * 1             # reads v between the writes: the second write goes to a copy too
+    v[1] = 5.0
+    return v, w
+
+
+@pytest.mark.parametrize("fn, clones", [(fill_empty_with_constants, 0), (fill_empty, 1),
+                                        (old_state_read_later, 2)])
+def test_fresh_or_only_written_buffers_are_written_in_place(fn, clones):
+    u = torch.randn(6, 3, dtype=torch.float64)
+    gm = _rewritten(fn, u)
+    assert _targets(gm).count(aten.clone.default) == clones
+    expected, actual = fn(u), gm(u)
+    for e, a in zip(expected if isinstance(expected, tuple) else (expected,),
+                    actual if isinstance(actual, tuple) else (actual,)):
+        torch.testing.assert_close(a, e, rtol=0, atol=0)
 
 
 def test_an_inner_scatter_read_elsewhere_is_kept():
@@ -108,6 +148,16 @@ def boundary_in_place(u, flags):
     return u[1:], flags.sum()
 
 
+def wave_like(u):
+    v = np.empty_like(u)
+    v[1:-1] = u[:-2] + u[2:]
+    v[0] = v[1] * 2
+    v[-1] = 0.0
+    w = v.copy()
+    w[1] = -1.0
+    return v, w
+
+
 def reread_old(u):
     w = u.copy()
     w[1:-1, 2:] = 7
@@ -121,6 +171,7 @@ def test_scatter_loops_match_numpy_under_inductor():
     check_jit(boundary_in_place, rng.standard_normal((6, 5)), np.zeros((6, 5), bool), backend="inductor",
               rtol=1e-12)
     check_jit(reread_old, np.arange(30, dtype=np.int32).reshape(5, 6), backend="inductor")
+    check_jit(wave_like, rng.standard_normal((7, 4)), backend="inductor", rtol=1e-12)
 
 
 @pytest.mark.inductor
