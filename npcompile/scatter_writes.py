@@ -9,7 +9,8 @@ step took 2.5 ms where the interior update alone takes 0.55 ms. This pass rewrit
 outermost scatter as Inductor itself does when it judges the mutation worth it: a plain
 copy of the old array (``clone``), then the new values written straight into the slice
 of the copy (``copy_`` into a view), which Inductor fuses with their computation,
-unmasked. Only the fresh copy is written, so inputs and other readers of the old array
+unmasked. The copy is skipped only for an array nothing else reads (a fresh
+``np.empty``, or a copy this pass made), so inputs and other readers of the old array
 are untouched. It runs after Inductor's pattern passes, whose no-op removal would
 otherwise take the clone away and leave the write landing in the old array.
 """
@@ -91,9 +92,10 @@ class WriteScattersInPlace(CustomGraphPass):
 
 def _rewrite(graph, scatter, buffers):
     base, views, values = _chain(scatter)
+    chain = [scatter, *_inner_scatters(values, scatter)]
     fake_mode = scatter.meta["val"].fake_mode
     with graph.inserting_before(scatter), fake_mode:
-        if _only_written_here(base, {scatter, *_inner_scatters(values, scatter)}, buffers):
+        if _only_written_here(base, chain, buffers):
             buffer = base
         else:
             buffer = graph.call_function(aten.clone.default, (base,))   # in the scatter's layout
@@ -107,7 +109,7 @@ def _rewrite(graph, scatter, buffers):
         written.meta["val"] = view.meta["val"]
     buffers.add(buffer)
     scatter.replace_all_uses_with(buffer)
-    for dead in [scatter, *_inner_scatters(values, scatter)]:
+    for dead in chain:
         if not dead.users:
             graph.erase_node(dead)
 
