@@ -50,13 +50,16 @@ def _post_grad_passes():
     after them: ours, then any pass already set in Inductor's config (a user's), which
     would otherwise be replaced. Scatters are rewritten late, as Inductor's own
     no-op removal would drop the copy the rewrite makes."""
+    from .byte_widening import WidenBytes
     from .complex_lowering import SplitComplex
     from .host_blas import UseHostBlas
+    from .rolls import InnermostRollsAsSlices
     from .scatter_writes import WriteScattersInPlace
     from .stencils import StoreStencilInputs
 
     return torch._inductor.config.patch(
-        post_grad_custom_pre_pass=_then_users([SplitComplex(), UseHostBlas(), StoreStencilInputs()],
+        post_grad_custom_pre_pass=_then_users([SplitComplex(), UseHostBlas(), InnermostRollsAsSlices(),
+                                               StoreStencilInputs(), WidenBytes()],
                                               "post_grad_custom_pre_pass"),
         post_grad_custom_post_pass=_then_users([WriteScattersInPlace()], "post_grad_custom_post_pass"))
 
