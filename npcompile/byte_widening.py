@@ -8,8 +8,8 @@ board: 4.7 ms in int8 arithmetic, 0.6 ms in int32) and slower than scalar code.
 
 ``WidenBytes`` moves a CPU graph's byte arithmetic to int32. It starts from the
 conversions into int8/uint8 that begin byte arithmetic, from byte arrays Inductor is
-told to store (``stencils.StoreStencilInputs``), and from byte inputs read more than
-once, and follows their values through moves (slices, gathers, concatenations),
+told to store (``stencils.StoreStencilInputs``), and from byte inputs used in arithmetic
+or read more than once (ATen converts those before the kernels run), and follows their values through moves (slices, gathers, concatenations),
 arithmetic, bitwise and logical operations and ``where``. A widened value ``w`` stands
 for its byte value ``v`` modulo 256: sums, differences, products and bitwise operations
 keep that congruence, so ``w`` is only wrapped back into the byte range ("made exact")
@@ -18,6 +18,7 @@ boolean is 0 or 1, always exact. A value leaves int32 at any operation the pass 
 not know and at the graph's outputs, converted to its own dtype there.
 """
 import torch
+from torch._inductor import inductor_prims
 from torch._inductor.custom_graph_pass import CustomGraphPass
 from torch.fx.node import map_arg
 
@@ -30,7 +31,7 @@ _MOVES = {
     _aten._unsafe_view.default, _aten.reshape.default, _aten.permute.default,
     _aten.expand.default, _aten.unsqueeze.default, _aten.squeeze.dim, _aten.squeeze.dims,
     _aten.clone.default, _aten.cat.default, _aten.alias.default, _aten.flip.default,
-    torch.ops.prims.inductor_force_stride_order.default,
+    inductor_prims.force_stride_order,
 }
 _RING = {_aten.add.Tensor, _aten.sub.Tensor, _aten.neg.default, _aten.mul.Tensor}
 _BITWISE = {_aten.bitwise_and.Tensor, _aten.bitwise_or.Tensor, _aten.bitwise_xor.Tensor,
@@ -42,7 +43,7 @@ _LOGICAL = {_aten.logical_and.default, _aten.logical_or.default, _aten.logical_x
 _COMPARE = {getattr(_aten, name).Tensor for name in ("eq", "ne", "lt", "le", "gt", "ge")} \
     | {getattr(_aten, name).Scalar for name in ("eq", "ne", "lt", "le", "gt", "ge")}
 _CONVERT = torch.ops.prims.convert_element_type.default
-_STORE = torch.ops.prims.inductor_force_stride_order.default
+_STORE = inductor_prims.force_stride_order
 _RANGE = {torch.bool: (0, 1), torch.int8: (-128, 127), torch.uint8: (0, 255)}
 
 
@@ -78,10 +79,12 @@ def _byte_arithmetic_starts(node):
             and any(user.target in _RING | _BITWISE for user in node.users))
 
 
-def _read_repeatedly(node):
-    """A byte input that several moves read (the rolls or slices of a stencil)."""
+def _widened_input(node):
+    """A byte input that byte arithmetic uses, or that several moves read (the rolls or
+    slices of a stencil)."""
     return (node.op == "placeholder" and _dtype(node) in _BYTES
-            and sum(user.target in _MOVES for user in node.users) >= 2)
+            and (any(user.target in _RING | _BITWISE | _NOT for user in node.users)
+                 or sum(user.target in _MOVES for user in node.users) >= 2))
 
 
 class _Widening:
@@ -94,7 +97,7 @@ class _Widening:
     def run(self):
         for node in list(self.graph.nodes):
             if node.op == "placeholder":
-                if _read_repeatedly(node):
+                if _widened_input(node):
                     self._widen_input(node)
             elif node.op == "output":
                 self._narrow_args(node)
@@ -178,7 +181,8 @@ class _Widening:
                 wide, exact = self._generic(node, dtype)
         node.replace_all_uses_with(wide)
         self.graph.erase_node(node)
-        self._mark(wide, dtype, exact)
+        if wide not in self.byte:
+            self._mark(wide, dtype, exact)
 
     def _generic(self, node, dtype):
         """Moves, ring and bitwise operations: the same operation on int32 stand-ins."""
@@ -209,9 +213,10 @@ class _Widening:
             if dtype == torch.bool:
                 mask = self._call(_aten.ne.Scalar, self._exact(source), 0)
                 return self._call(_CONVERT, mask, _WIDE), True
-            fits = self.exact[source] and _RANGE[self.byte[source]][0] >= _RANGE[dtype][0] \
-                and _RANGE[self.byte[source]][1] <= _RANGE[dtype][1]
-            return source, fits
+            if self.byte[source] == dtype:
+                return source, self.exact[source]
+            # a new node, as the stand-in now stands for another dtype
+            return self._call(_aten.alias.default, source), self._is_exact(source, dtype)
         wide = self._call(_CONVERT, source, _WIDE)
         return wide, _dtype(source) == torch.bool or _dtype(source) == dtype
 
@@ -230,7 +235,11 @@ class _Widening:
             return self._as_wide(node) if isinstance(node, torch.fx.Node) and _dtype(node) in _BYTES else node
         if node not in self.made_exact:
             with self.graph.inserting_after(node):
-                if self.byte[node] == torch.uint8:
+                if self.byte[node] == torch.bool:
+                    nonzero = self._call(_aten.ne.Scalar, node, 0)
+                    with self.graph.inserting_after(nonzero):
+                        wrapped = self._call(_CONVERT, nonzero, _WIDE)
+                elif self.byte[node] == torch.uint8:
                     wrapped = self._call(_aten.bitwise_and.Scalar, node, 255)
                 else:   # int8: ((v + 128) & 255) - 128
                     shifted = self._call(_aten.add.Tensor, node, 128)
