@@ -83,8 +83,14 @@ def _widened_input(node):
     """A byte input that byte arithmetic uses, or that several moves read (the rolls or
     slices of a stencil)."""
     return (node.op == "placeholder" and _dtype(node) in _BYTES
+            and not any(_mutates(user) for user in node.users)
             and (any(user.target in _RING | _BITWISE | _NOT for user in node.users)
                  or sum(user.target in _MOVES for user in node.users) >= 2))
+
+
+def _mutates(node):
+    schema = getattr(node.target, "_schema", None)
+    return schema is not None and schema.is_mutable
 
 
 class _Widening:
@@ -152,7 +158,8 @@ class _Widening:
     def _widen_input(self, node):
         with self.graph.inserting_after(node):
             wide = self._call(widen_bytes, node)
-        node.replace_all_uses_with(wide, delete_user_cb=lambda user: user is not wide)
+        # an input returned as it is, or written into, stays the caller's array there
+        node.replace_all_uses_with(wide, delete_user_cb=lambda user: user is not wide and user.op != "output")
         self._mark(wide, _dtype(node), exact=True)
 
     def _widen(self, node, dtype):

@@ -155,3 +155,17 @@ def test_life_stays_right_as_the_board_changes_size():
     for shape in [(6, 8), (7, 11), (5, 3), (12, 2)]:
         board = rng.random(shape) < 0.4
         np.testing.assert_array_equal(jitted(board.copy()), life(board))
+
+
+def update_in_place(board, counts):
+    """Byte inputs written into and returned: the caller's arrays must change as NumPy's."""
+    counts += board.astype(np.uint8) * 3
+    board[1:] ^= board[:-1]
+    return board, counts
+
+
+@pytest.mark.inductor
+def test_byte_inputs_updated_in_place_under_inductor():
+    rng = np.random.default_rng(4)
+    check_jit(update_in_place, rng.random((5, 6)) < 0.5, rng.integers(250, 256, (5, 6)).astype(np.uint8),
+              backend="inductor")
