@@ -6,15 +6,17 @@
     def step(u):
         return 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
 """
-import torch_numpy_shim  # first: it sets torch's allocator options before torch is used
+import torch_numpy_shim
 
-from . import config
+from . import config, memory
 from .api import jit, reset, run
 from .controls import (allow_in_graph, disable, disallow_in_graph, error_on_graph_break, graph_break,
                        nonstrict_trace, numpy_op)
 from .dynamic import mark_dynamic, mark_static
 from .diagnostics import CompileProfiler, compile_times, explain, set_logs
 from .errors import Unsupported
+
+memory.keep_freed_memory()
 
 __all__ = ["jit", "config", "Unsupported", "graph_break", "error_on_graph_break", "disable",
            "allow_in_graph", "disallow_in_graph", "nonstrict_trace", "numpy_op", "explain", "set_logs", "run", "reset", "compile_times",
