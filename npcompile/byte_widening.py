@@ -116,9 +116,7 @@ class _Widening:
         dtype = _dtype(node)
         if dtype in _BYTES and self._widens(node, dtype, wide_inputs):
             self._widen(node, dtype)
-        elif node.target in _COMPARE and wide_inputs and self._comparable(node):
-            self._replace_args(node, self._exact)
-        elif node.target is _CONVERT and wide_inputs and dtype not in _BYTES:
+        elif wide_inputs and self._reads_values(node, dtype):
             self._replace_args(node, self._exact)
         elif wide_inputs:
             self._narrow_args(node)
@@ -137,6 +135,13 @@ class _Widening:
         if node.target in _LOGICAL:   # on 0/1 stand-ins, logical operations are bitwise ones
             return all(self.byte.get(a, _dtype(a)) == torch.bool for a in node.all_input_nodes)
         return node.target in _MOVES | _BITWISE | _NOT or node.target is _aten.where.self
+
+    def _reads_values(self, node, dtype):
+        """Whether ``node`` can take exact int32 stand-ins for its byte operands: a
+        comparison (see ``_comparable``) or a conversion to a wider type."""
+        if node.target is _CONVERT:
+            return dtype not in _BYTES
+        return node.target in _COMPARE and self._comparable(node)
 
     def _convertible(self, source):
         dtype = _dtype(source)

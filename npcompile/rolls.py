@@ -18,10 +18,13 @@ _aten = torch.ops.aten
 _MODULO = (_aten.fmod.Scalar, _aten.remainder.Scalar)
 
 
+def _size_value(size):
+    return size.meta.get("val") if isinstance(size, torch.fx.Node) else size
+
+
 def _same_size(a, b):
     """Whether two graph size arguments (ints or SymInt nodes) are the same size."""
-    value = lambda s: s.meta.get("val") if isinstance(s, torch.fx.Node) else s  # noqa: E731
-    a, b = value(a), value(b)
+    a, b = _size_value(a), _size_value(b)
     if isinstance(a, torch.SymInt) or isinstance(b, torch.SymInt):
         return isinstance(a, torch.SymInt) and isinstance(b, torch.SymInt) and a.node.expr == b.node.expr
     return a == b
@@ -56,7 +59,7 @@ def _signed_offset(shift, size):
     """The roll's read offset ``c`` in ``(-n, n)`` as a small int (``c`` or ``c - n``), or
     None when it is not one. Sizes that vary between calls are at least 2 (0 and 1 are
     specialized), so only offsets of at most one element are trusted for them."""
-    shift_value = shift.meta.get("val") if isinstance(shift, torch.fx.Node) else shift
+    shift_value = _size_value(shift)
     if isinstance(size, int) and isinstance(shift_value, int):
         offset = shift_value if shift_value <= size // 2 else shift_value - size
         return offset if abs(offset) < size else None
