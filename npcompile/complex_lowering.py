@@ -55,7 +55,7 @@ class SplitComplex(CustomGraphPass):
             _Rewrite(graph, first.meta["val"].fake_mode).run()
 
     def uuid(self):
-        return "npcompile.complex_lowering.SplitComplex/1"
+        return "npcompile.complex_lowering.SplitComplex/2"
 
 
 class _Rewrite:
@@ -68,6 +68,7 @@ class _Rewrite:
         self.at = None         # new nodes go before this node
 
     def run(self):
+        self.graph.eliminate_dead_code()   # so that ``stored`` counts live readers only
         kept = _output_views(self.graph)
         for node in list(self.graph.nodes):
             self.at = node
@@ -80,7 +81,7 @@ class _Rewrite:
                 except _Unsupported:
                     pass
             if isinstance(result, tuple):
-                self.parts[node] = result
+                self.parts[node] = self.stored(result) if len(node.users) >= 2 else result
                 self.computed.add(node)
             elif result is not None:
                 node.replace_all_uses_with(result)
@@ -146,6 +147,18 @@ class _Rewrite:
         if isinstance(b, _NUMBER):
             b = self.const_like(b, a)
         return self.op(aten.where.self, cond, a, b)
+
+    def stored(self, parts):
+        """Parts stored once, for a value several ops read. Each part is an expression of
+        both parts of the values it came from, so in a loop (``z = z * z + c``) an
+        inlined part repeats the previous steps' work and Inductor's code generation,
+        which replays every inlined op per kernel, grows with the loop. Stored with
+        Inductor's stride-order prim (a clone would be dropped as a no-op); parts
+        with symbolic strides are left inlined."""
+        strides = [p.meta["val"].stride() for p in parts]
+        if any(not isinstance(s, int) for ss in strides for s in ss):
+            return parts
+        return tuple(self.op(inductor_prims.force_stride_order, p, list(ss)) for p, ss in zip(parts, strides))
 
     # ---- parts ---------------------------------------------------------------------
     def parts_of(self, node):

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 import torch._inductor.config
+from torch._inductor import inductor_prims
 from torch._inductor.decomposition import select_decomp_table
 from torch._inductor.utils import run_and_get_code
 from torch.fx.experimental.proxy_tensor import make_fx
@@ -69,6 +70,20 @@ def test_graph_without_complex_values_is_untouched():
     SplitComplex()(gm.graph)
     gm.recompile()
     assert gm.code == before
+
+
+def test_values_read_by_several_ops_have_their_parts_stored_once():
+    """A loop-carried value (read by the next step's abs, product and where) is stored,
+    so no step's parts are inlined into the next; a value read once still fuses."""
+    def steps(z, c):
+        for _ in range(4):
+            z = torch.where(z.abs() <= 2.0, z * z + c, z)
+        return z
+    z, c = torch.zeros(3, 5, dtype=torch.complex128), torch.from_numpy(_array((3, 5)))
+    gm, _ = _split(steps, z, c)
+    stored = [n for n in gm.graph.nodes if n.target is inductor_prims.force_stride_order]
+    assert len(stored) == 2 * 3    # both parts of the first three steps' z
+    torch.testing.assert_close(gm(z, c), steps(z, c), rtol=0, atol=0)
 
 
 def test_uuid_is_constant_and_versioned():
