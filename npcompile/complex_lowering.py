@@ -20,7 +20,10 @@ import operator
 import torch
 from torch._inductor import inductor_prims
 from torch._inductor.custom_graph_pass import CustomGraphPass
-from torch._prims_common import is_contiguous_or_false, is_non_overlapping_and_dense_or_false
+from torch._prims_common import (
+    is_contiguous_or_false,
+    is_non_overlapping_and_dense_or_false,
+)
 from torch.fx import Node, map_arg
 
 aten = torch.ops.aten
@@ -455,7 +458,7 @@ def _each_part(r, node):
             raise _Unsupported(arg)
         return arg
 
-    return tuple(r.op(target, *map_arg(node.args, lambda a: part(a, i)), **kwargs) for i in (0, 1))
+    return tuple(r.op(target, *map_arg(node.args, lambda a, i=i: part(a, i)), **kwargs) for i in (0, 1))
 
 
 def _view_as_real(r, node):
