@@ -22,6 +22,7 @@ from ._errors import UnsupportedError, raise_if
 from ._ndarray import ndarray
 from ._normalize import (ArrayLike, AxisLike, DTypeLike, OptionalArrayLike, OutArray, finish,
                          normalize_axis_tuple, normalizer)
+from ._sorting import insertion_points
 from ._ufunc_kernels import complex_from_parts
 
 __all__ = ["median", "nanmedian", "percentile", "quantile", "nanpercentile", "nanquantile",
@@ -760,9 +761,9 @@ def histogram(a: ArrayLike, bins=10, range=None, density=None, weights: Optional
 
 def _search_inclusive(sorted_data, edges):
     """Counts of data below each edge, the last edge inclusive (NumPy's
-    _search_sorted_inclusive)."""
-    return torch.cat([torch.searchsorted(sorted_data, edges[:-1], side="left"),
-                      torch.searchsorted(sorted_data, edges[-1:], side="right")])
+    _search_sorted_inclusive), NaNs of the data sorted after every edge as in NumPy."""
+    return torch.cat([insertion_points(sorted_data, edges[:-1]),
+                      insertion_points(sorted_data, edges[-1:], right=True)])
 
 
 def _sample_columns(sample):

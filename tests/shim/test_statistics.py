@@ -358,3 +358,11 @@ def test_digitize_table():
     check(lambda xp: xp.digitize([1j], [1, 2]))
     check(lambda xp: xp.digitize([1, 2], [[1, 2]]))
     check(lambda xp: xp.digitize([numpy.nan, 1.0], [0.0, 1.0, 1.0], right=True))
+
+
+def test_histogram_with_explicit_edges_skips_nans_in_the_data():
+    """NaNs sort after every edge (torch's searchsorted had counted the data wrongly)."""
+    a = numpy.array([numpy.nan, 0.0, 2.5, numpy.inf, -numpy.inf])
+    for weights in (None, numpy.array([1, 1, 1, 1, 1], dtype=numpy.int8)):
+        check(lambda xp, a: xp.histogram(a, bins=[-1.0, 0, 2.5], weights=weights), a)
+        check(lambda xp, a: xp.histogram(a, bins=[-numpy.inf, 0, numpy.inf], weights=weights), a)
