@@ -11,6 +11,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 from npcompile.byte_widening import WidenBytes, narrow_bytes, widen_bytes
 from npcompile.stencils import StoreStencilInputs
 from tests.jit.harness import check_jit
+from tests.jit.test_stencils import life
 
 aten = torch.ops.aten
 _BYTES = (torch.bool, torch.int8, torch.uint8)
@@ -119,14 +120,6 @@ def test_comparisons_with_scalars_outside_the_byte_range_keep_bytes():
     gm = _widened(compare, a)
     for e, g in zip(compare(a), gm(a)):
         assert torch.equal(g, e)
-
-
-def life(board):
-    for _ in range(3):
-        neighbours = sum(np.roll(np.roll(board, dy, axis=0), dx, axis=1).astype(np.int8)
-                         for dy in (-1, 0, 1) for dx in (-1, 0, 1) if (dy, dx) != (0, 0))
-        board = (neighbours == 3) | (board & (neighbours == 2))
-    return board
 
 
 def saturating_counts(a, b):
