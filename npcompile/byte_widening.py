@@ -51,9 +51,11 @@ class WidenBytes(CustomGraphPass):
     """Rewrite a CPU graph's byte arithmetic into int32 (see the module docstring)."""
 
     def __call__(self, graph):
-        if any(_value(n) is not None and _value(n).device.type != "cpu" for n in graph.nodes):
-            return
-        _Widening(graph).run()
+        from torch._guards import detect_fake_mode
+
+        values = [_value(n) for n in graph.nodes if _value(n) is not None]
+        if values and all(v.device.type == "cpu" for v in values):
+            _Widening(graph, detect_fake_mode(values)).run()
 
     def uuid(self):
         return "npcompile.byte_widening.WidenBytes/1"
@@ -69,13 +71,16 @@ def _dtype(node):
     return value.dtype if value is not None else None
 
 
+def _integral(node):
+    """Whether ``node`` is a bool or integer array."""
+    dtype = _dtype(node)
+    return dtype is not None and not dtype.is_floating_point and not dtype.is_complex
+
+
 def _byte_arithmetic_starts(node):
     """A conversion of a bool or integer array into int8/uint8 whose result is summed,
     multiplied or combined bitwise."""
-    source = node.args[0]
-    return (node.target is _CONVERT and node.args[1] in (torch.int8, torch.uint8)
-            and _dtype(source) is not None and not _dtype(source).is_floating_point
-            and not _dtype(source).is_complex
+    return (node.target is _CONVERT and node.args[1] in (torch.int8, torch.uint8) and _integral(node.args[0])
             and any(user.target in _RING | _BITWISE for user in node.users))
 
 
@@ -94,8 +99,9 @@ def _mutates(node):
 
 
 class _Widening:
-    def __init__(self, graph):
+    def __init__(self, graph, fake_mode):
         self.graph = graph
+        self.fake_mode = fake_mode
         self.byte = {}        # widened node -> the byte dtype it stands for
         self.exact = {}       # widened node -> whether it holds its byte value exactly
         self.made_exact = {}  # widened node -> its exact twin, built on first need
@@ -123,7 +129,7 @@ class _Widening:
 
     def _widens(self, node, dtype, wide_inputs):
         if node.target is _CONVERT:
-            return _byte_arithmetic_starts(node) or (wide_inputs and self._convertible(node.args[0]))
+            return _byte_arithmetic_starts(node) or (wide_inputs and _integral(node.args[0]))
         if node.target is _STORE:
             return True
         if not wide_inputs:
@@ -142,10 +148,6 @@ class _Widening:
         if node.target is _CONVERT:
             return dtype not in _BYTES
         return node.target in _COMPARE and self._comparable(node)
-
-    def _convertible(self, source):
-        dtype = _dtype(source)
-        return dtype is not None and not dtype.is_floating_point and not dtype.is_complex
 
     def _comparable(self, node):
         """Whether comparing the int32 stand-ins gives the byte comparison: the widened
@@ -173,8 +175,8 @@ class _Widening:
             if target is _CONVERT:
                 wide, exact = self._converted(args[0], dtype)
             elif target is _STORE:
-                source = args[0] if args[0] in self.byte else self._call(_CONVERT, args[0], _WIDE)
-                wide, exact = self._call(_STORE, source, *args[1:]), self.exact.get(args[0], True)
+                source = self._as_wide(args[0])
+                wide, exact = self._call(_STORE, source, *args[1:]), self.exact[source]
             elif target in _NOT:
                 source = self._as_wide(args[0])
                 if dtype == torch.bool:
@@ -295,22 +297,9 @@ class _Widening:
     def _call(self, target, *args, **kwargs):
         node = self.graph.call_function(target, args, kwargs)
         fake_args, fake_kwargs = map_arg((args, kwargs), lambda n: n.meta["val"])
-        with _fake_mode(fake_args):
+        with self.fake_mode:
             node.meta["val"] = target(*fake_args, **fake_kwargs)
         return node
-
-
-def _flat(args):
-    for arg in args:
-        if isinstance(arg, (list, tuple)):
-            yield from _flat(arg)
-        else:
-            yield arg
-
-
-def _fake_mode(fake_args):
-    from torch._guards import detect_fake_mode
-    return detect_fake_mode(list(_flat(fake_args)))
 
 
 # ---- conversions at the graph's edges, by ATen rather than by generated kernels ------

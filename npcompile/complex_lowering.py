@@ -26,6 +26,8 @@ from torch._prims_common import (
 )
 from torch.fx import Node, map_arg
 
+from .stencils import static_strides
+
 aten = torch.ops.aten
 prims = torch.ops.prims
 
@@ -158,10 +160,10 @@ class _Rewrite:
         which replays every inlined op per kernel, grows with the loop. Stored with
         Inductor's stride-order prim (a clone would be dropped as a no-op); parts
         with symbolic strides are left inlined."""
-        strides = [p.meta["val"].stride() for p in parts]
-        if any(not isinstance(s, int) for ss in strides for s in ss):
+        strides = [static_strides(p.meta["val"]) for p in parts]
+        if None in strides:
             return parts
-        return tuple(self.op(inductor_prims.force_stride_order, p, list(ss)) for p, ss in zip(parts, strides))
+        return tuple(self.op(inductor_prims.force_stride_order, p, ss) for p, ss in zip(parts, strides))
 
     # ---- parts ---------------------------------------------------------------------
     def parts_of(self, node):

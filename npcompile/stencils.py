@@ -33,7 +33,8 @@ def _stored_elsewhere(node):
     return node.target in _SHIFTED_READS or getattr(node.target, "is_view", False)
 
 
-def _static_strides(value):
+def static_strides(value):
+    """A tensor's strides as ints, or None when any is symbolic."""
     strides = value.stride()
     return list(strides) if all(isinstance(s, int) for s in strides) else None
 
@@ -62,7 +63,7 @@ class StoreStencilInputs(CustomGraphPass):
             readers = [u for u in node.users if u.target in _SHIFTED_READS and u.args[0] is node]
             if len(readers) < 2 or not _overlapping(node, readers):
                 continue
-            strides = _static_strides(node.meta["val"])
+            strides = static_strides(node.meta["val"])
             if strides is None:
                 continue
             with graph.inserting_after(node):
