@@ -25,7 +25,7 @@ from ._errors import UnsupportedError
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, OutArray, finish, normalize_axis, normalize_axis_tuple, normalizer
 from ._statistics import _image_as, _int_image
-from ._ufunc_kernels import complex_from_parts
+from ._ufunc_kernels import complex_from_parts, subtract
 
 __all__ = ["isposinf", "isneginf", "astype", "diff", "ediff1d", "gradient", "convolve", "correlate", "interp", "polyval",
            "polyfit", "polyder", "polyint", "polyadd", "polysub", "polymul", "trapezoid", "isclose", "allclose", "array_equal",
@@ -61,7 +61,7 @@ def _subtract(x, y):
                         "bitwise_xor, the `^` operator, or the logical_xor function instead.")
     if dt.kind == "u" and dt.itemsize > 1:
         return _image_as(_int_image(x) - _int_image(y), dt, dt)
-    return x - y
+    return subtract(x, y)   # complex part by part, as NumPy: 0 - inf*j has no nan
 
 
 def _neighbours(t, axis):

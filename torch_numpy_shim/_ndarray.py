@@ -356,17 +356,26 @@ def _shim(name):
 
 def _binary(name):
     def forward(self, other):
+        if _squares(name, self, other):
+            return _shim("square")(self)
         return _shim(name)(self, other)
 
     def reflected(self, other):
         return _shim(name)(other, self)
 
     def inplace(self, other):
-        if self._scalar:  # NumPy scalars are immutable: rebind, never write through
-            return _shim(name)(self, other)
-        return _shim(name)(self, other, out=self)
+        out = {} if self._scalar else {"out": self}   # NumPy scalars are immutable: rebind
+        if _squares(name, self, other):
+            return _shim("square")(self, **out)
+        return _shim(name)(self, other, **out)
 
     return forward, reflected, inplace
+
+
+def _squares(name, array, other):
+    """``a ** 2`` of an array (not a NumPy scalar) is NumPy's ``square(a)``: the same
+    values, but a bool array squares to int8 where ``power`` with a Python int gives int64."""
+    return name == "power" and not array._scalar and type(other) is int and other == 2
 
 
 for _op, _name in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),

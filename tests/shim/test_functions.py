@@ -371,3 +371,12 @@ def test_isposinf_complex_is_typeerror():
 def test_astype_function(dtype):
     check(lambda xp, x: xp.astype(x, dtype), numpy.array([1.5, -2.0, 0.0]))
     check(lambda xp, x: xp.astype(x, dtype), [1.0])   # not an array: TypeError as NumPy
+
+
+def test_diff_of_complex_infinities_subtracts_part_by_part():
+    """0 - inf*j is -inf*j in NumPy; torch's complex subtraction made its real part nan."""
+    inf = numpy.inf
+    for dtype in (numpy.complex64, numpy.complex128):
+        a = numpy.array([complex(0, inf), 0, complex(inf, 0), complex(1, -inf)], dtype=dtype)
+        check(lambda xp, a: xp.diff(a), a)
+        check(lambda xp, a: xp.diff(a, n=2), a)

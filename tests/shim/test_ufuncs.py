@@ -468,3 +468,18 @@ def test_power_of_two_is_exactly_numpys(data):
     exponent = data.draw(st.sampled_from([2, 2.0]), label="exponent")
     check(lambda xp, x: x ** exponent, a, rtol=0.0)
     check(lambda xp, x: xp.power(x, exponent), a, rtol=0.0)
+
+
+@pytest.mark.parametrize("dtype", [numpy.bool_, numpy.int8, numpy.uint16, numpy.float32, numpy.complex64])
+def test_power_of_two_is_square(dtype):
+    """``a ** 2`` takes NumPy's square fast path (bool squares to int8), also in place
+    and on scalars; other exponents stay ``power``."""
+    a = numpy.array([0, 1, 3], dtype=dtype)
+    check(lambda xp, a: a ** 2, a)
+    check(lambda xp, a: a[1] ** 2, a)
+    check(lambda xp, a: a ** 3, a)
+
+    def square_in_place(xp, a):
+        a **= 2
+        return a
+    check(square_in_place, a)
