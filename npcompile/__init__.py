@@ -8,13 +8,15 @@
 """
 import torch_numpy_shim
 
-from . import config, memory
+from . import config
 from .api import jit, reset, run
 from .controls import (allow_in_graph, disable, disallow_in_graph, error_on_graph_break, graph_break,
                        nonstrict_trace, numpy_op)
 from .dynamic import mark_dynamic, mark_static
-from .diagnostics import CompileProfiler, compile_times, explain, set_logs
+from .diagnostics import CompileProfiler, compile_times, set_logs
+from .explain import explain
 from .errors import Unsupported
+from .runtime import memory
 
 memory.keep_freed_memory()
 

@@ -3,7 +3,7 @@ import copy
 import functools
 import types
 
-from .runtime import JitFunction
+from .runtime.jit_function import JitFunction
 
 
 def jit(fn=None, *, fullgraph=False, backend="inductor", dynamic=None, device=None, options=None):
@@ -38,7 +38,7 @@ def run(fn):
 def reset():
     """Forget every compiled entry of every jitted function."""
     from .diagnostics import _compile_seconds
-    from .runtime import _ALL
+    from .runtime.jit_function import _ALL
     _compile_seconds.clear()
     for jitted in list(_ALL):
         jitted.entries.clear()

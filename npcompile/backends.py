@@ -2,11 +2,11 @@
 ``backend(gm, example_inputs) -> callable``. The ladder eager -> aot_eager -> inductor is
 the one the seeds recommend for bisecting a failure."""
 import contextlib
-import sys
 
 import torch
 import torch._inductor.config
-from torch._inductor.custom_graph_pass import CustomGraphPass, get_hash_for_files
+
+from .passes.pipeline import post_grad_passes
 
 
 def eager(gm, example_inputs):
@@ -26,49 +26,6 @@ def aot_eager(gm, example_inputs):
     return functional
 
 
-class _GraphPasses(CustomGraphPass):
-    """npcompile's post-grad passes, in order, as the one custom pass Inductor takes.
-    Its uuid joins theirs and hashes the source of our pass modules, so Inductor's
-    on-disk FX graph cache tells their decisions apart and never serves a graph an
-    earlier version of a pass compiled."""
-
-    def __init__(self, passes):
-        self.passes = passes
-
-    def __call__(self, graph):
-        for graph_pass in self.passes:
-            graph_pass(graph)
-
-    def uuid(self):
-        ours = sorted({sys.modules[type(p).__module__].__file__ for p in self.passes
-                       if type(p).__module__.startswith(__package__ + ".")})
-        return get_hash_for_files(tuple(ours), extra="|".join(str(p.uuid()) for p in self.passes)).hex()
-
-
-def _post_grad_passes():
-    """The passes Inductor runs on the post-grad graph before its own pattern passes and
-    after them: ours, then any pass already set in Inductor's config (a user's), which
-    would otherwise be replaced. Scatters are rewritten late, as Inductor's own
-    no-op removal would drop the copy the rewrite makes."""
-    from .byte_widening import WidenBytes
-    from .complex_lowering import SplitComplex
-    from .host_blas import UseHostBlas
-    from .rolls import InnermostRollsAsSlices
-    from .scatter_writes import WriteScattersInPlace
-    from .stencils import StoreStencilInputs
-
-    return torch._inductor.config.patch(
-        post_grad_custom_pre_pass=_then_users([SplitComplex(), UseHostBlas(), InnermostRollsAsSlices(),
-                                               StoreStencilInputs(), WidenBytes()],
-                                              "post_grad_custom_pre_pass"),
-        post_grad_custom_post_pass=_then_users([WriteScattersInPlace()], "post_grad_custom_post_pass"))
-
-
-def _then_users(ours, option):
-    already = getattr(torch._inductor.config, option)
-    return _GraphPasses(ours + ([already] if already is not None else []))
-
-
 def inductor(gm, example_inputs):
     """TorchInductor: C++/OpenMP kernels for CPU tensors, Triton for CUDA.
 
@@ -85,7 +42,7 @@ def inductor(gm, example_inputs):
     from torch.fx.experimental.proxy_tensor import make_fx
 
     fake_mode = detect_fake_mode(example_inputs)
-    passes = _post_grad_passes()
+    passes = post_grad_passes()
     with tracing(TracingContext(fake_mode)), passes:
         if not _is_pure(gm):
             return inductor_compile(gm, example_inputs)

@@ -73,7 +73,7 @@ _ALLOWED = {}
 
 def disallow_in_graph(fn):
     """Make every call to ``fn`` (a NumPy function too) a graph break; returns ``fn``."""
-    _DISALLOWED[_identity(fn)] = fn
+    _DISALLOWED[id(fn)] = fn
     return fn
 
 
@@ -81,7 +81,7 @@ def allow_in_graph(fn):
     """Call ``fn`` as it is while tracing instead of inlining it: its torch and shim
     operations are recorded in the graph; nothing inside it is guarded. Use only for
     functions that are pure and written against torch or torch_numpy_shim."""
-    _ALLOWED[_identity(fn)] = fn
+    _ALLOWED[id(fn)] = fn
     return fn
 
 
@@ -92,17 +92,15 @@ def nonstrict_trace(fn):
     return fn
 
 
-def is_disallowed(fn):
-    return _identity(fn) in _DISALLOWED
+def is_disallowed(*candidates):
+    """Whether any of ``candidates`` (one callable as the user named it and its NumPy or
+    shim counterpart, which the tracer supplies) was marked ``disallow_in_graph``."""
+    return any(id(fn) in _DISALLOWED for fn in candidates)
 
 
-def is_allowed(fn):
-    return _identity(fn) in _ALLOWED
-
-
-def _identity(fn):
-    from .tracer import numpy_map
-    return id(numpy_map.to_numpy(fn))
+def is_allowed(*candidates):
+    """Whether any of ``candidates`` (as for ``is_disallowed``) was marked ``allow_in_graph``."""
+    return any(id(fn) in _ALLOWED for fn in candidates)
 
 
 class numpy_op:

@@ -44,3 +44,7 @@ class RestartTrace(Exception):
 class RerunUncompiled(Exception):
     """Internal: this call (or segment) must run as written: the compiled graph raised,
     or a value check NumPy makes failed, and NumPy's own error belongs in user code."""
+
+
+class BackendFailed(RuntimeError):
+    """The backend could not compile a captured graph."""

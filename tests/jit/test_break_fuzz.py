@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import npcompile
-from npcompile import devices
+from npcompile.trace import resident as residency
 from tests.oracle import assert_same
 
 CAPTURABLE = ["x = x * 1.5 - y", "y = np.sin(x) + y", "x = np.maximum(x, y) / 2",
@@ -48,7 +48,7 @@ def test_breaks_anywhere_match_plain_python(source, seed, resident):
         expected_out, actual_out = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(expected_out):
             expected = program(*expected_args)
-        with contextlib.redirect_stdout(actual_out), mock.patch.object(devices, "keeps_resident",
+        with contextlib.redirect_stdout(actual_out), mock.patch.object(residency, "keeps_resident",
                                                                        lambda device: resident):
             actual = jitted(*actual_args)
         assert actual_out.getvalue() == expected_out.getvalue(), source

@@ -8,8 +8,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from npcompile.byte_widening import WidenBytes, narrow_bytes, widen_bytes
-from npcompile.stencils import StoreStencilInputs
+from npcompile.passes.byte_widening import WidenBytes, narrow_bytes, widen_bytes
+from npcompile.passes.stencils import StoreStencilInputs
 from tests.jit.harness import check_jit
 from tests.jit.test_stencils import life
 

@@ -13,7 +13,7 @@ from torch._inductor.utils import run_and_get_code
 from torch.fx.experimental.proxy_tensor import make_fx
 
 from benchmarks.workloads import by_name
-from npcompile.complex_lowering import SplitComplex
+from npcompile.passes.complex_lowering import SplitComplex
 from tests.jit.harness import check_jit
 from tests.oracle import assert_same
 

@@ -5,7 +5,9 @@ import pytest
 import torch
 
 import npcompile
-from npcompile import devices
+from npcompile.runtime import devices
+from npcompile.trace import resident as residency
+from npcompile.trace.capture import mutated_inputs
 from tests.jit.harness import CountingBackend
 
 
@@ -64,10 +66,10 @@ def test_write_back_updates_the_host_array_from_a_device_copy():
 def test_mutated_inputs_are_found_in_the_graph():
     jitted = npcompile.jit(add_in_place, backend="eager")
     jitted(np.zeros(3), np.ones(3))
-    assert devices.mutated_inputs(jitted.entries[0].capture.gm) == [0]
+    assert mutated_inputs(jitted.entries[0].capture.gm) == [0]
     pure = npcompile.jit(lambda a, b: a + b, backend="eager")
     pure(np.zeros(3), np.ones(3))
-    assert devices.mutated_inputs(pure.entries[0].capture.gm) == []
+    assert mutated_inputs(pure.entries[0].capture.gm) == []
 
 
 def test_tensor_inputs_stay_tensors_and_on_their_device():
@@ -79,7 +81,7 @@ def test_tensor_inputs_stay_tensors_and_on_their_device():
 
 
 def test_writer_is_generated_only_off_the_cpu():
-    from npcompile.runtime import _writer
+    from npcompile.runtime.jit_function import _writer
     jitted = npcompile.jit(add_in_place, backend="eager")
     jitted(np.zeros(3), np.ones(3))
     cap = jitted.entries[0].capture
@@ -92,7 +94,7 @@ def test_writer_is_generated_only_off_the_cpu():
 
 
 def test_transfers_counted_per_segment():
-    from npcompile.runtime import _transfers
+    from npcompile.runtime.jit_function import _transfers
     jitted = npcompile.jit(add_in_place, backend="eager")
     jitted(np.zeros(3), np.ones(3))
     cap = jitted.entries[0].capture
@@ -108,7 +110,7 @@ def test_transfers_counted_per_segment():
 
 @pytest.fixture
 def resident(monkeypatch):
-    monkeypatch.setattr(devices, "keeps_resident", lambda device: True)
+    monkeypatch.setattr(residency, "keeps_resident", lambda device: True)
 
 
 def log_only(message):
@@ -130,10 +132,10 @@ def test_arrays_only_frames_hold_stay_on_the_device(resident, capsys):
     assert type(result) is np.ndarray and jitted.host_copies == 0
     (resumed,) = [e for entries in jitted.resume_entries.values() for e in entries]
     kinds = {inp.source.label: type(inp.example) for inp in resumed.capture.inputs}
-    assert sorted(kinds.values(), key=str) == [devices.DeviceArray, devices.DeviceArray, np.ndarray]
+    assert sorted(kinds.values(), key=str) == [residency.DeviceArray, residency.DeviceArray, np.ndarray]
     assert [k for k, v in kinds.items() if v is np.ndarray][0].endswith("['a']")   # the caller's array
     first = jitted.entries[0].capture
-    from npcompile.runtime import _transfers
+    from npcompile.runtime.jit_function import _transfers
     assert first.output_plan.array_outputs == 0      # nothing went to the host at the break
     assert _transfers(first, torch.device("meta")) == 1   # only `a` went to the device
     assert capsys.readouterr().out.count("between") == 2
@@ -187,9 +189,9 @@ def test_data_dependent_branch_keeps_arrays_resident(resident):
 
 def test_device_array_to_host_resolves_lazy_bits():
     t = torch.tensor([1 + 2j, 3 - 1j]).conj()
-    host = devices.DeviceArray(t).to_host()
+    host = residency.DeviceArray(t).to_host()
     np.testing.assert_array_equal(host, np.array([1 - 2j, 3 + 1j]))
-    assert not devices.keeps_resident(torch.device("cpu")) and devices.keeps_resident(torch.device("cuda"))
+    assert not residency.keeps_resident(torch.device("cpu")) and residency.keeps_resident(torch.device("cuda"))
 
 
 def returns_a_resident_array_unchanged(a):

@@ -378,7 +378,7 @@ def failing_backend(gm, example_inputs):
 
 def test_backend_failure_is_a_clear_error_and_inputs_stay_intact():
     a = np.arange(3.0)
-    with pytest.raises(npcompile.runtime.BackendFailed, match="backend exploded"):
+    with pytest.raises(npcompile.errors.BackendFailed, match="backend exploded"):
         npcompile.jit(lambda x: x.__iadd__(1) * 2, backend=failing_backend)(a)
     np.testing.assert_array_equal(a, np.arange(3.0))
 

@@ -10,8 +10,8 @@ import torch._inductor.config
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from npcompile import host_blas
-from npcompile.host_blas import UseHostBlas, host_matmul
+from npcompile.passes import host_blas
+from npcompile.passes.host_blas import UseHostBlas, host_matmul
 from tests.jit.harness import check_jit
 
 aten = torch.ops.aten

@@ -6,7 +6,7 @@ import sys
 
 import pytest
 
-_CHECK = "from npcompile.memory import keep_freed_memory; print(keep_freed_memory())"
+_CHECK = "from npcompile.runtime.memory import keep_freed_memory; print(keep_freed_memory())"
 
 
 def _run(env_extra):

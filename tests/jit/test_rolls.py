@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from torch.fx.experimental.proxy_tensor import make_fx
 
 import npcompile
-from npcompile.rolls import InnermostRollsAsSlices, _roll
+from npcompile.passes.rolls import InnermostRollsAsSlices, _roll
 
 aten = torch.ops.aten
 

@@ -7,7 +7,7 @@ from torch._inductor.fx_passes.post_grad import remove_noop_ops
 from torch.func import functionalize
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from npcompile.scatter_writes import WriteScattersInPlace
+from npcompile.passes.scatter_writes import WriteScattersInPlace
 from tests.jit.harness import check_jit
 
 aten = torch.ops.aten

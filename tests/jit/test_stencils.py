@@ -5,7 +5,7 @@ import pytest
 import torch
 from torch.fx.experimental.proxy_tensor import make_fx
 
-from npcompile.stencils import _STORE, StoreStencilInputs
+from npcompile.passes.stencils import _STORE, StoreStencilInputs
 from tests.jit.harness import check_jit
 
 
@@ -77,7 +77,7 @@ def test_pass_cache_key_follows_the_pass_source(tmp_path, monkeypatch):
     change it, or a graph compiled by the old pass would be served."""
     import sys
 
-    from npcompile.backends import _GraphPasses
+    from npcompile.passes.pipeline import GraphPasses
 
     module = sys.modules[StoreStencilInputs.__module__]
     keys = []
@@ -85,5 +85,5 @@ def test_pass_cache_key_follows_the_pass_source(tmp_path, monkeypatch):
         copy = tmp_path / f"stencils_{version}.py"
         copy.write_text(text)
         monkeypatch.setattr(module, "__file__", str(copy))
-        keys.append(_GraphPasses([StoreStencilInputs()]).uuid())
+        keys.append(GraphPasses([StoreStencilInputs()]).uuid())
     assert keys[0] != keys[1]

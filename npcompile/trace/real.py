@@ -8,8 +8,8 @@ device across the break (``DeviceArray``) come to the host as real code reaches 
 """
 import builtins
 
-from ..devices import DeviceArray
 from .opcodes import HANDLERS
+from .resident import DeviceArray
 
 _CALL_OPCODES = {"CALL", "CALL_FUNCTION_EX"}
 

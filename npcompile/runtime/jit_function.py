@@ -17,21 +17,20 @@ import weakref
 import numpy
 import torch
 
-from . import config, devices, diagnostics
-from .backends import resolve
-from .dynamic import dynamic_marks
-from .capture import capture
-from .errors import GraphBreak, RerunUncompiled, Unsupported
-from .outputs import Resume
-from .tracer.frame import Frame
-from .tracer.interpreter import bind_arguments, arg_count, is_user_function
-from .tracer.real import RealRunner
+from .. import config, diagnostics
+from ..backends import resolve
+from ..dynamic import dynamic_marks
+from ..errors import BackendFailed, GraphBreak, RerunUncompiled, Unsupported
+from ..trace.capture import capture, mutated_inputs
+from ..trace.frame import Frame
+from ..trace.interpreter import arg_count, bind_arguments, is_user_function
+from ..trace.jitted import Jitted
+from ..trace.outputs import Resume
+from ..trace.real import RealRunner
+from ..trace.resident import DeviceArray
+from . import devices
 
 _ALL = weakref.WeakSet()   # every JitFunction, for reset()
-
-
-class BackendFailed(RuntimeError):
-    """The backend could not compile a captured graph."""
 
 
 def _failed_guard(entries, L, fn):
@@ -44,7 +43,7 @@ def _failed_guard(entries, L, fn):
 def _run_on_shim(fn, args, kwargs):
     """Debug mode: ``fn`` run eagerly with NumPy swapped for the shim in its globals."""
     import torch_numpy_shim as shim
-    from .tracer.interpreter import with_shim_globals
+    from ..trace.interpreter import with_shim_globals
 
     def convert(value):
         return shim.asarray(value) if isinstance(value, numpy.ndarray) else value
@@ -112,7 +111,7 @@ class CompiledEntry:
     @property
     def mutates_inputs(self):
         if self._mutates_inputs is None:
-            self._mutates_inputs = bool(devices.mutated_inputs(self.capture.gm))
+            self._mutates_inputs = bool(mutated_inputs(self.capture.gm))
         return self._mutates_inputs
 
 
@@ -136,7 +135,7 @@ class FallbackEntry:
 def _input_tuple(inputs):
     """Source of a tuple expression: the graph's input tensors from the segment's inputs."""
     items = ", ".join(inp.source.expr if isinstance(inp.example, (torch.Tensor, int))
-                      else f"{inp.source.expr}.tensor" if isinstance(inp.example, devices.DeviceArray)
+                      else f"{inp.source.expr}.tensor" if isinstance(inp.example, DeviceArray)
                       else f"_t({inp.source.expr})" for inp in inputs)
     return f"({items}{',' if len(inputs) == 1 else ''})"
 
@@ -185,7 +184,7 @@ def _transfers(cap, device):
     if device.type == "cpu" or cap.tensor_outputs:
         return 0
     numpy_inputs = [i for i, inp in enumerate(cap.inputs) if isinstance(inp.example, numpy.ndarray)]
-    written_back = set(devices.mutated_inputs(cap.gm)) & set(numpy_inputs)
+    written_back = set(mutated_inputs(cap.gm)) & set(numpy_inputs)
     return len(numpy_inputs) + cap.output_plan.array_outputs + cap.output_plan.host_copies + len(written_back)
 
 
@@ -194,7 +193,7 @@ def _writer(cap, globals_dict, closure, device):
     copies (None on the CPU, where the graph writes into the caller's memory)."""
     if device.type == "cpu":
         return None
-    lines = [f"    _back({cap.inputs[i].source.expr}, tensors[{i}])" for i in devices.mutated_inputs(cap.gm)
+    lines = [f"    _back({cap.inputs[i].source.expr}, tensors[{i}])" for i in mutated_inputs(cap.gm)
              if isinstance(cap.inputs[i].example, numpy.ndarray)]
     if not lines:
         return None
@@ -204,7 +203,7 @@ def _writer(cap, globals_dict, closure, device):
     return namespace["write"]
 
 
-class JitFunction:
+class JitFunction(Jitted):
     """What ``npcompile.jit(fn)`` returns: callable like ``fn``, compiled per guard set."""
 
     def __init__(self, fn, fullgraph=False, backend="inductor", dynamic=None, device=None,

@@ -15,11 +15,11 @@ import torch
 import torch_numpy_shim as shim
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
-from .devices import DeviceArray
-from .errors import GraphBreak, RerunUncompiled
-from .tracer import numpy_map
-from .tracer.frame import NO_VALUE, NULL, Frame
-from .tracer.interpreter import Suspended
+from ..errors import GraphBreak, RerunUncompiled
+from . import numpy_map
+from .frame import NO_VALUE, NULL, Frame
+from .interpreter import Suspended
+from .resident import DeviceArray
 
 _ITERATOR_TYPES = tuple(type(it) for it in (iter([]), iter(()), iter(range(0)), enumerate([]),
                                             zip(), reversed([]), iter({}), iter({}.values()),

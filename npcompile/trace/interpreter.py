@@ -17,12 +17,13 @@ import torch_numpy_shim as shim
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from .. import config, controls
-from ..devices import DeviceArray
 from ..errors import GraphBreak, RestartTrace
 from . import numpy_map, sources
 from .frame import INLINED, NO_VALUE, NULL, Frame
 from .guards import Guards
+from .jitted import Jitted
 from .opcodes import HANDLERS
+from .resident import DeviceArray
 
 _STDLIB_DIRS = tuple({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")})
 _CONSTANT_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), range, slice)
@@ -532,7 +533,6 @@ class Tracer:
 
     def call_control(self, fn, args, kwargs):
         """npcompile's own controls met inside traced code (see controls.py)."""
-        from ..runtime import JitFunction
         if fn is controls.graph_break:
             raise GraphBreak("npcompile.graph_break() was called", "remove the call to join the graphs")
         if isinstance(fn, types.MethodType) and isinstance(fn.__self__, controls.error_on_graph_break):
@@ -546,7 +546,7 @@ class Tracer:
             return fn(*args, **kwargs)
         if isinstance(fn, controls.numpy_op):
             return fn.trace_call(args)
-        if isinstance(fn, JitFunction):
+        if isinstance(fn, Jitted):
             return self.push_frame(fn.fn, bind_arguments(fn.fn, args, kwargs), fullgraph=fn.fullgraph)
         marker = getattr(fn, "_npcompile_error_on_graph_break", None) if callable(fn) else None
         if marker is not None:
@@ -554,10 +554,10 @@ class Tracer:
             return self.push_frame(inner, bind_arguments(inner, args, kwargs), error_on_graph_break=marker)
         if getattr(fn, "_npcompile_disable", None):
             raise GraphBreak(f"{_describe(fn)} is marked npcompile.disable", "it runs uncompiled by request")
-        if controls.is_disallowed(fn):
+        if controls.is_disallowed(fn, numpy_map.to_numpy(fn), numpy_map.to_shim(fn)):
             raise GraphBreak(f"{_describe(fn)} is marked npcompile.disallow_in_graph",
                              "it runs uncompiled by request")
-        if controls.is_allowed(fn):
+        if controls.is_allowed(fn, numpy_map.to_numpy(fn), numpy_map.to_shim(fn)):
             return fn(*args, **kwargs)
         if getattr(fn, "_npcompile_nonstrict", False):
             return with_shim_globals(fn)(*args, **kwargs)

@@ -12,11 +12,10 @@ from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, Stateles
 
 from torch_numpy_shim import _errors as shim_errors
 
-from . import devices, outputs
-from .devices import mutated_inputs
-from .errors import GraphBreak, RestartTrace
-from .tracer import sources
-from .tracer.interpreter import ArrayInput, Tracer, supported_dtype
+from ..errors import GraphBreak, RestartTrace
+from . import outputs, resident, sources
+from .interpreter import ArrayInput, Tracer, supported_dtype
+from .resident import DeviceArray
 
 
 class Capture:
@@ -50,7 +49,7 @@ def as_tensor(example):
     """The tensor a graph input is made from (zero-copy for NumPy on the CPU)."""
     if isinstance(example, torch.Tensor):
         return example
-    if isinstance(example, devices.DeviceArray):
+    if isinstance(example, DeviceArray):
         return example.tensor
     return torch.from_numpy(example)
 
@@ -140,7 +139,7 @@ def initial_inputs(roots):
     found = []
 
     def visit(value, source, depth):
-        if isinstance(value, (numpy.ndarray, torch.Tensor, devices.DeviceArray)):
+        if isinstance(value, (numpy.ndarray, torch.Tensor, DeviceArray)):
             if isinstance(value, numpy.ndarray) and not supported_dtype(value.dtype):
                 return  # the tracer stops there with the reason
             if not any(inp.source == source for inp in found):
@@ -187,8 +186,8 @@ def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("
             with shim_errors.collecting_checks() as checks:
                 result = tracer.run(list(placeholders))
             tracer.deferred_checks = checks
-            resident = devices.keeps_resident(device) and not tracer.saw_tensor_input
-            plan, tensors = outputs.plan(result, tracer, resident)
+            keep_on_device = resident.keeps_resident(device) and not tracer.saw_tensor_input
+            plan, tensors = outputs.plan(result, tracer, keep_on_device)
             plan_box.append(plan)
             return tensors
 
@@ -212,3 +211,17 @@ def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("
                            tracer)
         return Capture(gm, fake_inputs, fake_mode, tracer, plan_box[0], time.perf_counter() - start,
                        first_break)
+
+
+def mutated_inputs(gm):
+    """Indices of the graph's placeholders that some op writes into."""
+    placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
+    written = set()
+    for node in gm.graph.nodes:
+        schema = getattr(node.target, "_schema", None) if node.op == "call_function" else None
+        if schema is None or not schema.is_mutable:
+            continue
+        for argument, value in zip(schema.arguments, node.args):
+            if argument.alias_info is not None and argument.alias_info.is_write and value in placeholders:
+                written.add(placeholders.index(value))
+    return sorted(written)

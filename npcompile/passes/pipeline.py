@@ -1,0 +1,50 @@
+"""The list of npcompile's Inductor passes, in the order Inductor runs them, and the one
+custom pass object that carries them into Inductor's config."""
+import sys
+
+import torch
+import torch._inductor.config
+from torch._inductor.custom_graph_pass import CustomGraphPass, get_hash_for_files
+
+
+class GraphPasses(CustomGraphPass):
+    """npcompile's post-grad passes, in order, as the one custom pass Inductor takes.
+    Its uuid joins theirs and hashes the source of our pass modules, so Inductor's
+    on-disk FX graph cache tells their decisions apart and never serves a graph an
+    earlier version of a pass compiled."""
+
+    def __init__(self, passes):
+        self.passes = passes
+
+    def __call__(self, graph):
+        for graph_pass in self.passes:
+            graph_pass(graph)
+
+    def uuid(self):
+        ours = sorted({sys.modules[type(p).__module__].__file__ for p in self.passes
+                       if type(p).__module__.startswith(__package__ + ".")})
+        return get_hash_for_files(tuple(ours), extra="|".join(str(p.uuid()) for p in self.passes)).hex()
+
+
+def post_grad_passes():
+    """The passes Inductor runs on the post-grad graph before its own pattern passes and
+    after them: ours, then any pass already set in Inductor's config (a user's), which
+    would otherwise be replaced. Scatters are rewritten late, as Inductor's own
+    no-op removal would drop the copy the rewrite makes."""
+    from .byte_widening import WidenBytes
+    from .complex_lowering import SplitComplex
+    from .host_blas import UseHostBlas
+    from .rolls import InnermostRollsAsSlices
+    from .scatter_writes import WriteScattersInPlace
+    from .stencils import StoreStencilInputs
+
+    return torch._inductor.config.patch(
+        post_grad_custom_pre_pass=_then_users([SplitComplex(), UseHostBlas(), InnermostRollsAsSlices(),
+                                               StoreStencilInputs(), WidenBytes()],
+                                              "post_grad_custom_pre_pass"),
+        post_grad_custom_post_pass=_then_users([WriteScattersInPlace()], "post_grad_custom_post_pass"))
+
+
+def _then_users(ours, option):
+    already = getattr(torch._inductor.config, option)
+    return GraphPasses(ours + ([already] if already is not None else []))

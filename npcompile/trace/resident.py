@@ -1,0 +1,48 @@
+"""Arrays that stay on the device across a graph break.
+
+On a GPU, copying every live array to the host at a break and back for the next segment
+would cost two transfers each; the frame holds a ``DeviceArray`` instead, and only real
+Python code that reaches one brings it to the host."""
+
+def keeps_resident(device):
+    """Whether arrays live at a graph break stay on ``device`` (copying them to the
+    host and back would cost two transfers each; on the CPU there is nothing to save)."""
+    return device.type != "cpu"
+
+
+class DeviceArray:
+    """A NumPy array of the user's program whose data is still on the device, held in a
+    frame between graph segments. The next segment takes ``tensor`` as it is; real Python
+    code never sees this object (the runtime swaps in ``to_host()`` first). The tensor-like
+    attributes are what the guards of the next segment check."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor):
+        self.tensor = tensor
+
+    @property
+    def device(self):
+        return self.tensor.device
+
+    @property
+    def dtype(self):
+        return self.tensor.dtype
+
+    @property
+    def shape(self):
+        return self.tensor.shape
+
+    @property
+    def ndim(self):
+        return self.tensor.ndim
+
+    def stride(self):
+        return self.tensor.stride()
+
+    def is_contiguous(self):
+        return self.tensor.is_contiguous()
+
+    def to_host(self):
+        t = self.tensor.resolve_conj().resolve_neg()
+        return (t if t.device.type == "cpu" else t.cpu()).numpy()
