@@ -5,21 +5,28 @@
     @npcompile.jit
     def step(u):
         return 0.25 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:])
-"""
-import torch_numpy_shim
 
+Only what users import lives at this level (api, config, controls, errors, diagnostics,
+explain, dynamic, backends); the pipeline's stages are the subpackages trace/, runtime/
+and passes/.
+"""
 from . import config
 from .api import jit, reset, run
-from .controls import (allow_in_graph, disable, disallow_in_graph, error_on_graph_break, graph_break,
-                       nonstrict_trace, numpy_op)
-from .dynamic import mark_dynamic, mark_static
+from .controls import (
+                       allow_in_graph,
+                       disable,
+                       disallow_in_graph,
+                       error_on_graph_break,
+                       graph_break,
+                       nonstrict_trace,
+                       numpy_op,
+)
 from .diagnostics import CompileProfiler, compile_times, set_logs
+from .dynamic import mark_dynamic, mark_static
+from .errors import BackendFailed, Unsupported
 from .explain import explain
-from .errors import Unsupported
-from .runtime import memory
 
-memory.keep_freed_memory()
-
-__all__ = ["jit", "config", "Unsupported", "graph_break", "error_on_graph_break", "disable",
-           "allow_in_graph", "disallow_in_graph", "nonstrict_trace", "numpy_op", "explain", "set_logs", "run", "reset", "compile_times",
-           "CompileProfiler", "mark_dynamic", "mark_static"]
+__all__ = ["jit", "run", "reset", "config", "Unsupported", "BackendFailed", "graph_break",
+           "error_on_graph_break", "disable", "allow_in_graph", "disallow_in_graph", "nonstrict_trace",
+           "numpy_op", "explain", "set_logs", "compile_times", "CompileProfiler", "mark_dynamic",
+           "mark_static"]

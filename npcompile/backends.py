@@ -4,9 +4,6 @@ the one the seeds recommend for bisecting a failure."""
 import contextlib
 
 import torch
-import torch._inductor.config
-
-from .passes.pipeline import post_grad_passes
 
 
 def eager(gm, example_inputs):
@@ -40,6 +37,8 @@ def inductor(gm, example_inputs):
     from torch._inductor.decomposition import select_decomp_table
     from torch._inductor.fx_passes.joint_graph import joint_graph_passes
     from torch.fx.experimental.proxy_tensor import make_fx
+
+    from .passes.pipeline import post_grad_passes
 
     fake_mode = detect_fake_mode(example_inputs)
     passes = post_grad_passes()

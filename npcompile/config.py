@@ -1,4 +1,9 @@
-"""Global switches, read at trace or call time (``npcompile.config.<name> = ...``)."""
+"""Every npcompile setting, in one place (``npcompile.config.<name> = ...``).
+
+Settings are read at trace or call time, so changing one affects the next compile or
+call. The environment variables npcompile reads are read here and nowhere else:
+``NPCOMPILE_LOGS`` (log switches, see ``npcompile.set_logs``) and ``NPCOMPILE_MALLOC``
+(``default`` turns ``keep_freed_memory`` off)."""
 import os
 
 #: Compiled entries kept per function before further misses run uncompiled.
@@ -17,5 +22,26 @@ unroll_budget = 2000
 #: Maximum depth of inlined user-function calls.
 inline_depth_limit = 64
 
-#: Logging switches, also set by NPCOMPILE_LOGS=graph_breaks,recompiles,...
-log_switches = {name.strip() for name in os.environ.get("NPCOMPILE_LOGS", "").split(",") if name.strip()}
+#: "auto" | "numpy" | "torch": whose BLAS computes large CPU matrix products in compiled
+#: graphs ("auto" measures once per process which is faster; see passes/host_blas.py).
+host_blas = "auto"
+
+#: Fix glibc's malloc thresholds when the first function is jitted (not at import), so a
+#: compiled function's per-call intermediates are reused instead of faulted in anew on
+#: every call (see runtime/memory.py). Process-wide; NPCOMPILE_MALLOC=default turns it off.
+keep_freed_memory = os.environ.get("NPCOMPILE_MALLOC", "").strip().lower() != "default"
+
+#: Log names ``set_logs`` and NPCOMPILE_LOGS accept ("all" switches every one on).
+LOG_NAMES = ("graph_breaks", "recompiles", "guards", "graph_code", "output_code")
+
+
+def parse_log_switches(text):
+    """NPCOMPILE_LOGS's comma-separated names -> (switches, unknown names)."""
+    names = {name.strip() for name in text.split(",") if name.strip()}
+    if "all" in names:
+        return set(LOG_NAMES), sorted(names - set(LOG_NAMES) - {"all"})
+    return names & set(LOG_NAMES), sorted(names - set(LOG_NAMES))
+
+
+#: The log switches on now; NPCOMPILE_LOGS=graph_breaks,recompiles,... sets them at import.
+log_switches, unknown_log_names = parse_log_switches(os.environ.get("NPCOMPILE_LOGS", ""))

@@ -1,22 +1,35 @@
 """What users see of compilation as it happens: the ``npcompile`` logs, compile-time
 totals and ``CompileProfiler``. ``explain`` (which runs a function) lives in explain.py."""
 import logging
+import warnings
 
 from . import config
 
 log = logging.getLogger("npcompile")
 
-LOG_NAMES = ("graph_breaks", "recompiles", "guards", "graph_code", "output_code")
+LOG_NAMES = config.LOG_NAMES
 
 
-def set_logs(**switches):
-    """``set_logs(graph_breaks=True, recompiles=True, ...)``; no arguments: all off.
-    Also set by the environment: NPCOMPILE_LOGS=graph_breaks,recompiles."""
+def set_logs(all=False, **switches):
+    """``set_logs(graph_breaks=True, recompiles=True, ...)`` or ``set_logs(all=True)``;
+    no arguments: all off. Also set by the environment at import:
+    NPCOMPILE_LOGS=graph_breaks,recompiles (or ``all``).
+
+    graph_breaks: each break, once per place, with its reason and source line.
+    recompiles: each recompile, with the guard that failed.
+    guards: the guards of each new compiled entry.
+    graph_code / output_code: each captured graph / the code the backend made of it."""
     unknown = set(switches) - set(LOG_NAMES)
     if unknown:
-        raise ValueError(f"unknown log names {sorted(unknown)}; choose from {LOG_NAMES}")
-    config.log_switches = {name for name, on in switches.items() if on}
+        raise ValueError(f"unknown log names {sorted(unknown)}; choose from {LOG_NAMES} or all=True")
+    config.log_switches = set(LOG_NAMES) if all else {name for name, on in switches.items() if on}
     _install_handler()
+
+
+def _warn_unknown_log_names():
+    if config.unknown_log_names:
+        warnings.warn(f"NPCOMPILE_LOGS: unknown log names {config.unknown_log_names} were ignored; "
+                      f"valid names: {', '.join(LOG_NAMES)}, or all", stacklevel=3)
 
 
 def _install_handler():
@@ -37,7 +50,15 @@ def log_once(kind, key, message, *args):
 
 
 _seen = set()
+
+
+def forget_logged():
+    """Let once-only log lines be logged again (``npcompile.reset``)."""
+    _seen.clear()
+
+
 _install_handler()
+_warn_unknown_log_names()
 
 
 _listeners = []
@@ -79,6 +100,10 @@ class CompileProfiler:
 
 
 _compile_seconds = {}   # qualname -> {phase: seconds}, for compile_times()
+
+
+def forget_compile_times():
+    _compile_seconds.clear()
 
 
 def record_compile_times(qualname, times):

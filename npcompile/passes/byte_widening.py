@@ -9,7 +9,8 @@ board: 4.7 ms in int8 arithmetic, 0.6 ms in int32) and slower than scalar code.
 ``WidenBytes`` moves a CPU graph's byte arithmetic to int32. It starts from the
 conversions into int8/uint8 that begin byte arithmetic, from byte arrays Inductor is
 told to store (``stencils.StoreStencilInputs``), and from byte inputs used in arithmetic
-or read more than once (ATen converts those before the kernels run), and follows their values through moves (slices, gathers, concatenations),
+or read more than once (ATen converts those before the kernels run), and follows their
+values through moves (slices, gathers, concatenations),
 arithmetic, bitwise and logical operations and ``where``. A widened value ``w`` stands
 for its byte value ``v`` modulo 256: sums, differences, products and bitwise operations
 keep that congruence, so ``w`` is only wrapped back into the byte range ("made exact")

@@ -3,13 +3,13 @@
 NumPy ships OpenBLAS; torch's x86 CPU builds use MKL. On an AMD EPYC with one thread,
 MKL takes 2-3x OpenBLAS's time on products whose result has few columns (a one-hot
 matrix times points, a final layer with ten outputs), 5-15% more on square float64
-ones, and ties on square float32 ones; on Intel machines it may win. Code compiled from NumPy should not lose to NumPy on its
-own products, so ``UseHostBlas``, a post-grad Inductor pass, replaces large CPU
+ones, and ties on square float32 ones; on Intel machines it may win. Code compiled from
+NumPy should not lose to NumPy on its own products, so ``UseHostBlas``, a post-grad Inductor pass, replaces large CPU
 ``mm``/``bmm``/``addmm``/``baddbmm`` with ``npcompile::host_matmul`` — ``numpy.matmul``
 on zero-copy views of the tensors — where a measurement on this machine says NumPy is
 faster for that dtype and kind of product (narrow or square).
 
-``npcompile.host_blas.mode`` chooses: ``"auto"`` (measure, once per process, dtype, kind
+``npcompile.config.host_blas`` chooses: ``"auto"`` (measure, once per process, dtype, kind
 and torch thread count: ``numpy_is_faster``), ``"numpy"`` (rewrite every large product)
 or ``"torch"`` (rewrite none). NumPy's BLAS runs with the threads it has (see
 ``benchmarks.suite.set_numpy_blas_threads``).
@@ -21,8 +21,8 @@ import numpy as np
 import torch
 from torch._inductor.custom_graph_pass import CustomGraphPass
 
-#: "auto" | "numpy" | "torch": whose BLAS computes the products UseHostBlas may rewrite.
-mode = "auto"
+from .. import config
+
 #: Least work (m*n*k, times the batch) worth rewriting. The op's Python call costs ~5 us
 #: more than torch's; from 2**20 on, products take 25 us (float32, square: the fastest
 #: kind) to 250 us (narrow) on that EPYC, and below it NumPy's gain on square ones is noise.
@@ -83,11 +83,12 @@ _CLEARLY_FASTER = 0.9
 
 def numpy_is_faster(dtype, narrow):
     """Whether ``host_matmul`` beats torch on CPU products of ``dtype`` whose result has
-    at most ``NARROW`` columns (``narrow``) or more, per ``mode``."""
+    at most ``NARROW`` columns (``narrow``) or more, per ``config.host_blas``."""
+    mode = config.host_blas
     if mode == "auto":
         return _measure(dtype, "narrow" if narrow else "square", torch.get_num_threads())
     if mode not in ("numpy", "torch"):
-        raise ValueError(f"npcompile.host_blas.mode must be 'auto', 'numpy' or 'torch', not {mode!r}")
+        raise ValueError(f"npcompile.config.host_blas must be 'auto', 'numpy' or 'torch', not {mode!r}")
     return mode == "numpy"
 
 

@@ -10,6 +10,7 @@ import torch._inductor.config
 from torch._subclasses.fake_tensor import FakeTensorMode
 from torch.fx.experimental.proxy_tensor import make_fx
 
+import npcompile
 from npcompile.passes import host_blas
 from npcompile.passes.host_blas import UseHostBlas, host_matmul
 from tests.jit.harness import check_jit
@@ -24,8 +25,8 @@ def _tensor(*shape, dtype=torch.float64):
 
 @pytest.fixture
 def force(monkeypatch):
-    """Set ``host_blas.mode`` for one test."""
-    return lambda mode: monkeypatch.setattr(host_blas, "mode", mode)
+    """Set ``config.host_blas`` for one test."""
+    return lambda mode: monkeypatch.setattr(npcompile.config, "host_blas", mode)
 
 
 # ---- the op -------------------------------------------------------------------------------
@@ -240,5 +241,5 @@ def test_mode_overrides_the_measurement_and_keys_the_cache(force, monkeypatch):
         uuids[mode] = UseHostBlas().uuid()
     assert uuids["numpy"] != uuids["torch"]
     force("fast")
-    with pytest.raises(ValueError, match="mode"):
+    with pytest.raises(ValueError, match="config.host_blas must be"):
         host_blas.numpy_is_faster(torch.float64, False)
