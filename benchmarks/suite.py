@@ -1,19 +1,26 @@
 """The benchmark suite: real NumPy workloads through NumPy, npcompile and torch.compile.
 
-    python -m benchmarks.suite [--quick] [--only NAME,...] [--size default|tiny] [--threads N]
-    python -m benchmarks.suite | tee benchmarks/results/latest.txt
+    python -m benchmarks.suite                       # the main job: every workload, three conditions
+    python -m benchmarks.suite --quick               # tiny sizes, two repeats: a smoke run (about a minute)
+    python -m benchmarks.suite --only softmax,jacobi_2d --conditions default
+    python -m benchmarks.suite --save                # also update the README's figures
 
 For each workload, in one process and on the same inputs: NumPy (the oracle), then
 ``npcompile.jit`` (TorchInductor) and ``torch.compile`` of the same function. Each
 compiled result is checked against NumPy (type, dtype, shape, values within the
-workload's tolerance); per-call time is the best of a few repeats after warm-up;
-compile time is the first call's time minus a steady call's. Graphs and breaks come
+workload's tolerance); compile time is the first call's time minus a steady call's.
+Steady per-call times are measured in alternating rounds (NumPy, npcompile,
+torch.compile, NumPy, ...; best round kept), once per *condition*: ``default`` (torch's
+default thread count, as users run it), ``one_thread``, and ``contended`` (default
+threads while one busy process per core runs; see conditions.py). Graphs and breaks come
 from ``npcompile.explain`` (a fresh eager trace, so they cost no extra compile).
 
-Prints a table, geometric-mean speedups, the workloads slower than NumPy, and a
-memory-bandwidth line (a memory-bound npcompile kernel against ``np.copyto``); writes
-``results/latest.json`` and a log-scale bar chart ``results/speedups.png`` (runs of a
-subset, or --quick, write ``results/partial*`` instead). No assertions: measurements.
+Prints a table (the first condition), geometric-mean speedups per condition, the
+workloads slower than NumPy, and a memory-bandwidth line. Writes ``report.json``,
+``table.txt`` (what was printed) and ``speedups.png`` into a fresh folder under
+``benchmarks/results/runs/`` (git-ignored); ``--save`` also writes them to
+``benchmarks/results/latest.*`` and ``speedups.png``, the figures the README cites.
+No assertions: measurements.
 """
 import argparse
 import copy
@@ -30,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 
+from benchmarks.conditions import entered, standard_conditions
 from benchmarks.workloads import by_name
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
@@ -48,22 +56,6 @@ QUICK_TIMING = Timing(repeats=2, min_seconds=0.002)
 
 
 # ---- measurement -------------------------------------------------------------------------
-def seconds_per_call(fn, args, timing):
-    """Best of ``timing.repeats`` averages over enough calls to last ``min_seconds``: the
-    least disturbed measure on a shared machine. ``fn`` is already warm."""
-    start = time.perf_counter()
-    fn(*args)
-    once = time.perf_counter() - start
-    number = max(1, math.ceil(timing.min_seconds / max(once, 1e-7)))
-    best = float("inf")
-    for _ in range(timing.repeats):
-        start = time.perf_counter()
-        for _ in range(number):
-            fn(*args)
-        best = min(best, (time.perf_counter() - start) / number)
-    return best
-
-
 def verdict(expected, actual, rtol, atol, path="result"):
     """"ok", or "MISMATCH <where>: <what>" — NumPy's type, dtype, shape and values
     (within rtol/atol, NaN equal to NaN) must all match."""
@@ -122,9 +114,10 @@ def _failure(exc):
     return f"failed: {type(exc).__name__}: {str(exc).splitlines()[0][:160] if str(exc) else ''}"
 
 
-def run_system(compile_fn, workload, args, expected, numpy_seconds, timing):
-    """Compile with ``compile_fn``, check the first call against NumPy, time steady calls.
-    A crash anywhere is reported as "failed: ...", never raised."""
+def run_system(compile_fn, workload, args, expected):
+    """Compile with ``compile_fn`` and check the first call against NumPy; returns the
+    result record (status, first-call seconds) and the compiled function, or None if it
+    failed. A crash anywhere is reported as "failed: ...", never raised."""
     result = {"status": None, "ms": None, "compile_s": None}
     try:
         with warnings.catch_warnings():
@@ -132,16 +125,33 @@ def run_system(compile_fn, workload, args, expected, numpy_seconds, timing):
             compiled = compile_fn(workload.fn)
             start = time.perf_counter()
             actual = compiled(*copy.deepcopy(args))
-            first = time.perf_counter() - start
+            result["first_s"] = time.perf_counter() - start
             result["status"] = verdict(expected, actual, workload.rtol, workload.atol)
-            steady = seconds_per_call(compiled, args, timing)
+            compiled(*copy.deepcopy(args))   # a second call: no compile left in the timed rounds
     except Exception as exc:  # noqa: BLE001 - the suite reports every failure and goes on
         result["status"] = _failure(exc)
         return result, None
-    result["ms"] = steady * 1e3
-    result["compile_s"] = max(first - steady, 0.0)
-    result["speedup"] = numpy_seconds / steady
     return result, compiled
+
+
+def alternating_seconds(functions, args, timing):
+    """Per-call seconds of each function (name -> fn, all already warm), measured in
+    alternating rounds so that load from other processes hits them alike: each round
+    times every function over enough calls to last ``timing.min_seconds``; the best
+    round of ``timing.repeats`` is kept."""
+    numbers = {}
+    for name, fn in functions.items():
+        start = time.perf_counter()
+        fn(*args)
+        numbers[name] = max(1, math.ceil(timing.min_seconds / max(time.perf_counter() - start, 1e-7)))
+    best = dict.fromkeys(functions, float("inf"))
+    for _ in range(timing.repeats):
+        for name, fn in functions.items():
+            start = time.perf_counter()
+            for _ in range(numbers[name]):
+                fn(*args)
+            best[name] = min(best[name], (time.perf_counter() - start) / numbers[name])
+    return best
 
 
 def graph_structure(workload, args, jitted):
@@ -165,21 +175,67 @@ def graph_structure(workload, args, jitted):
     return info
 
 
-def run_workload(workload, size, compilers, timing, log=print):
-    """One workload through NumPy and every system, same inputs, one process."""
+def run_workload(workload, size, compilers, timing, log=print, conditions=None, default_threads=None):
+    """One workload through NumPy and every system, same inputs, one process; steady
+    times per condition (the first condition's are also the record's top-level ones)."""
     args = workload.inputs(size)
     expected = workload.fn(*copy.deepcopy(args))
-    numpy_seconds = seconds_per_call(workload.fn, args, timing)
-    record = {"name": workload.name, "size": size, "numpy_ms": numpy_seconds * 1e3}
+    record = {"name": workload.name, "size": size}
+    functions = {"numpy": workload.fn}
     for system, compile_fn in compilers.items():
-        log(f"  [{workload.name}] {system}: compiling and timing ...")
+        log(f"  [{workload.name}] {system}: compiling ...")
         start = time.perf_counter()
-        record[system], compiled = run_system(compile_fn, workload, args, expected, numpy_seconds, timing)
-        log(f"  [{workload.name}] {system}: {record[system]['status']} "
-            f"({time.perf_counter() - start:.1f} s)")
+        record[system], compiled = run_system(compile_fn, workload, args, expected)
+        log(f"  [{workload.name}] {system}: {record[system]['status']} ({time.perf_counter() - start:.1f} s)")
+        if compiled is not None:
+            functions[system] = compiled
         if system == "npcompile":
             record[system].update(graph_structure(workload, args, compiled))
+    conditions = conditions or standard_conditions("default")
+    record["conditions"] = {}
+    for condition in conditions:
+        with entered(condition, default_threads or _torch_threads()):
+            seconds = alternating_seconds(functions, args, timing)
+        record["conditions"][condition.name] = {name: s * 1e3 for name, s in seconds.items()}
+    first = record["conditions"][conditions[0].name]
+    record["numpy_ms"] = first["numpy"]
+    for system in compilers:
+        if system in first:
+            steady = first[system] / 1e3
+            record[system]["ms"] = first[system]
+            record[system]["compile_s"] = max(record[system].pop("first_s") - steady, 0.0)
+            record[system]["speedup"] = first["numpy"] / first[system]
+        record[system].pop("first_s", None)
     return record
+
+
+def _torch_threads():
+    import torch
+    return torch.get_num_threads()
+
+
+def condition_speedups(records, system, condition):
+    """Speedups over NumPy of ``system`` under ``condition`` (correct results only)."""
+    speedups = {}
+    for r in records:
+        times = r.get("conditions", {}).get(condition, {})
+        if r.get(system, {}).get("status") == "ok" and times.get(system):
+            speedups[r["name"]] = times["numpy"] / times[system]
+    return speedups
+
+
+def condition_lines(records, conditions):
+    """One line per condition and system: geometric mean and the workloads >10% slower."""
+    lines = []
+    for condition in conditions:
+        for system in SYSTEMS:
+            speedups = condition_speedups(records, system, condition.name)
+            if not speedups:
+                continue
+            slow = [f"{name} ({x:.2f}x)" for name, x in speedups.items() if x < 1 / SLOWER_THAN_NUMPY]
+            lines.append(f"{condition.describe()}: {system} geometric mean {geometric_mean(speedups.values()):.2f}x "
+                         f"over {len(speedups)}; slower than NumPy by >10%: {', '.join(slow) or 'none'}")
+    return lines
 
 
 # ---- memory bandwidth --------------------------------------------------------------------
@@ -334,28 +390,6 @@ def write_chart(records, path):
     plt.close(fig)
 
 
-_OPENBLAS_SETTERS = ("scipy_openblas_set_num_threads64_", "scipy_openblas_set_num_threads",
-                     "openblas_set_num_threads64_", "openblas_set_num_threads")
-
-
-def set_numpy_blas_threads(n):
-    """Give NumPy's OpenBLAS ``n`` threads, as torch gets with ``set_num_threads``, so
-    matrix products compare on equal cores (on a loaded machine, idle-spinning BLAS
-    threads can make NumPy's matmul many times slower). True if an OpenBLAS was found."""
-    import ctypes
-    with open("/proc/self/maps") as maps:
-        libraries = {line.split()[-1] for line in maps if "openblas" in line.lower() and "/" in line}
-    found = False
-    for path in sorted(libraries):
-        library = ctypes.CDLL(path)
-        for name in _OPENBLAS_SETTERS:
-            if hasattr(library, name):
-                getattr(library, name)(ctypes.c_int(n))
-                found = True
-                break
-    return found
-
-
 def machine_info():
     import torch
     return {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
@@ -367,19 +401,52 @@ def machine_info():
 # ---- command line ------------------------------------------------------------------------
 def parse_args(argv):
     parser = argparse.ArgumentParser(prog="python -m benchmarks.suite", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="tiny sizes, fewer repeats (smoke use)")
-    parser.add_argument("--only", default="", help="comma-separated workload names")
+    parser.add_argument("--quick", action="store_true",
+                        help="tiny sizes and two repeats, default condition only: a smoke run")
+    parser.add_argument("--only", default="", help="comma-separated workload names (default: all)")
     parser.add_argument("--size", choices=("default", "tiny"), default=None)
-    parser.add_argument("--threads", type=int, default=1,
-                        help="threads for torch (both compilers) and NumPy's BLAS (default 1: on a "
-                             "shared machine, kernels stall when a thread is descheduled)")
+    parser.add_argument("--threads", default="default",
+                        help="torch's thread count for the default condition: 'default' (torch's own "
+                             "choice, as users run it) or a number")
+    parser.add_argument("--conditions", default=None,
+                        help="comma-separated, out of default, one_thread, contended "
+                             "(default: all three; --quick: default)")
+    parser.add_argument("--contention", action="store_true",
+                        help="shorthand for --conditions contended")
     parser.add_argument("--warm-cache", action="store_true",
                         help="let TorchInductor reuse its on-disk caches (compile times then "
                              "measure cache hits)")
     parser.add_argument("--out", default=None,
-                        help="results path stem (default: benchmarks/results/latest for a full "
-                             "run, benchmarks/results/partial otherwise)")
+                        help="results folder (default: a new one under benchmarks/results/runs/)")
+    parser.add_argument("--save", action="store_true",
+                        help="also write benchmarks/results/latest.{json,txt} and speedups.png, "
+                             "the figures the README cites")
     return parser.parse_args(argv)
+
+
+class Transcript:
+    """Prints and remembers what was printed, for table.txt."""
+
+    def __init__(self):
+        self.lines = []
+
+    def __call__(self, message=""):
+        print(message, flush=True)
+        self.lines.extend(str(message).splitlines() or [""])
+
+
+def _results_folder(options):
+    if options.out:
+        return Path(options.out)
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    return RESULTS_DIR / "runs" / stamp
+
+
+def _conditions(options):
+    if options.contention:
+        return standard_conditions("contended")
+    return standard_conditions(options.conditions or ("default" if options.quick else
+                                                      "default,one_thread,contended"))
 
 
 def main(argv=None):
@@ -387,53 +454,59 @@ def main(argv=None):
     size = options.size or ("tiny" if options.quick else "default")
     timing = QUICK_TIMING if options.quick else FULL_TIMING
     names = [n.strip() for n in options.only.split(",") if n.strip()]
-    full = not (options.quick or names or size != "default")
-    out = Path(options.out) if options.out else RESULTS_DIR / ("latest" if full else "partial")
-    out.parent.mkdir(parents=True, exist_ok=True)
+    conditions = _conditions(options)
+    folder = _results_folder(options)
+    folder.mkdir(parents=True, exist_ok=True)
+    say = Transcript()
 
     import torch
-    torch.set_num_threads(options.threads)
+    if options.threads != "default":
+        torch.set_num_threads(int(options.threads))
+    default_threads = torch.get_num_threads()
     if not options.warm_cache:    # compile times are those of a first run on a fresh machine
         import torch._inductor.config
         torch._inductor.config.force_disable_caches = True
     info = machine_info()
-    info["numpy_blas_threads"] = options.threads if set_numpy_blas_threads(options.threads) else "unchanged"
-    print(f"npcompile benchmark suite: size={size}, repeats={timing.repeats}, "
-          f"torch threads={info['torch_threads']}, NumPy BLAS threads={info['numpy_blas_threads']}, "
-          f"cpus={info['cpu_count']}, "
-          f"numpy {info['numpy']}, torch {info['torch']}", flush=True)
+    info["conditions"] = [c.describe() for c in conditions]
+    say(f"npcompile benchmark suite: size={size}, repeats={timing.repeats}, torch threads={default_threads}, "
+        f"cpus={info['cpu_count']}, numpy {info['numpy']}, torch {info['torch']}, load average "
+        f"{os.getloadavg()[0]:.1f}; conditions: {', '.join(info['conditions'])}")
 
     compilers = default_compilers()
     info["warm_up_s"] = warm_up(compilers)
-    print("one-time start-up (first compile in the process, charged to no workload): "
-          + ", ".join(f"{system} {seconds:.1f} s" for system, seconds in info["warm_up_s"].items()),
-          flush=True)
+    say("one-time start-up (first compile in the process, charged to no workload): "
+        + ", ".join(f"{system} {seconds:.1f} s" for system, seconds in info["warm_up_s"].items()))
     records = []
     suite_start = time.perf_counter()
     workloads = by_name(names)
     for i, workload in enumerate(workloads, 1):
         print(f"[{i}/{len(workloads)}] {workload.name} ({time.perf_counter() - suite_start:.0f} s elapsed)",
               flush=True)
-        records.append(run_workload(workload, size, compilers, timing,
-                                    log=lambda message: print(message, flush=True)))
+        records.append(run_workload(workload, size, compilers, timing, log=lambda m: print(m, flush=True),
+                                    conditions=conditions, default_threads=default_threads))
 
     print("measuring memory bandwidth ...", flush=True)
     bandwidth = memory_bandwidth(mebibytes=8 if options.quick else 64,
                                  rounds=3 if options.quick else 10, compile_fn=compilers["npcompile"])
 
-    print()
-    print(format_table(records))
-    print()
-    for line in summary_lines(records) + bandwidth_lines(bandwidth):
-        print(line)
-    print(f"total {time.perf_counter() - suite_start:.0f} s")
+    say()
+    say(f"Condition of the table: {conditions[0].describe()}")
+    say(format_table(records))
+    say()
+    for line in summary_lines(records) + condition_lines(records, conditions) + bandwidth_lines(bandwidth):
+        say(line)
+    say(f"total {time.perf_counter() - suite_start:.0f} s, load average at the end {os.getloadavg()[0]:.1f}")
 
     report = {"machine": info, "size": size, "timing": dataclasses.asdict(timing),
               "workloads": records, "bandwidth": bandwidth}
-    out.with_suffix(".json").write_text(json.dumps(report, indent=1))
-    chart = out.parent / ("speedups.png" if full else f"{out.name}_speedups.png")
-    write_chart(records, chart)
-    print(f"wrote {out.with_suffix('.json')} and {chart}", flush=True)
+    targets = [(folder / "report.json", folder / "table.txt", folder / "speedups.png")]
+    if options.save:
+        targets.append((RESULTS_DIR / "latest.json", RESULTS_DIR / "latest.txt", RESULTS_DIR / "speedups.png"))
+    for json_path, text_path, chart_path in targets:
+        json_path.write_text(json.dumps(report, indent=1))
+        text_path.write_text("\n".join(say.lines) + "\n")
+        write_chart(records, chart_path)
+        print(f"wrote {json_path}, {text_path} and {chart_path}", flush=True)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from benchmarks import suite
 from benchmarks.workloads import WORKLOADS, by_name
 from tests.oracle import assert_same
 
+
 def test_registry_has_the_workloads_the_suite_promises():
     names = [w.name for w in WORKLOADS]
     assert len(names) >= 20 and len(set(names)) == len(names)
@@ -64,6 +65,8 @@ def test_run_workload_with_eager_compilers_and_a_failing_one():
                                 log=messages.append)
     npc, failed = record["npcompile"], record["torch.compile"]
     assert npc["status"] == "ok" and npc["ms"] > 0 and npc["speedup"] > 0 and npc["compile_s"] >= 0
+    assert set(record["conditions"]["default"]) == {"numpy", "npcompile"}   # the failed system is not timed
+    assert npc["ms"] == record["conditions"]["default"]["npcompile"]
     assert npc["graphs"] >= 2 and npc["breaks"] >= 1 and npc["compiled_segments"] >= 2
     assert npc["break_reasons"]
     assert failed == {"status": "failed: RuntimeError: backend exploded", "ms": None, "compile_s": None}
@@ -113,3 +116,53 @@ def test_bandwidth_lines_and_chart(tmp_path):
     chart = tmp_path / "speedups.png"
     suite.write_chart(FAKE_RECORDS, chart)
     assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_alternating_seconds_times_every_function_in_each_round():
+    calls = []
+    functions = {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}
+    seconds = suite.alternating_seconds(functions, (), suite.Timing(repeats=3, min_seconds=0.0))
+    assert set(seconds) == {"a", "b"} and all(s >= 0 for s in seconds.values())
+    assert calls[2:] == ["a", "b"] * 3    # one calibration call each, then alternating rounds
+
+
+def test_conditions_set_threads_and_busy_processes():
+    import torch
+
+    from benchmarks import conditions
+    one, contended = conditions.standard_conditions("one_thread,contended")
+    before = torch.get_num_threads()
+    with conditions.entered(one, default_threads=before):
+        assert torch.get_num_threads() == 1
+    assert torch.get_num_threads() == before
+    assert contended.busy_processes == conditions.usable_cores()
+    with conditions.busy_cores(2, limit=30) as processes:
+        assert all(p.poll() is None for p in processes)   # spinning
+    assert all(p.poll() is not None for p in processes)   # stopped afterwards
+    with pytest.raises(ValueError, match="one_thread"):
+        conditions.standard_conditions("quiet")
+
+
+def test_run_workload_under_two_conditions_and_their_summary():
+    from benchmarks.conditions import standard_conditions
+    compilers = {"npcompile": lambda fn: npcompile.jit(fn, backend="eager")}
+    chosen = standard_conditions("default,one_thread")
+    record = suite.run_workload(by_name(["softmax"])[0], "tiny", compilers, suite.QUICK_TIMING,
+                                log=lambda m: None, conditions=chosen, default_threads=2)
+    assert set(record["conditions"]) == {"default", "one_thread"}
+    lines = suite.condition_lines([record], chosen)
+    assert len(lines) == 2 and lines[1].startswith("one_thread (torch threads: 1): npcompile geometric mean")
+
+
+def test_main_writes_an_untracked_folder_unless_asked_to_save(tmp_path, monkeypatch):
+    eager = {"npcompile": lambda fn: npcompile.jit(fn, backend="eager")}
+    monkeypatch.setattr(suite, "default_compilers", lambda: eager)
+    monkeypatch.setattr(suite, "RESULTS_DIR", tmp_path / "results")
+    monkeypatch.setattr(suite, "memory_bandwidth", lambda **kw: {"mebibytes": 1, "gbps": {"copyto": 1.0}})
+    suite.main(["--quick", "--only", "softmax", "--warm-cache"])
+    runs = list((tmp_path / "results" / "runs").iterdir())
+    assert len(runs) == 1 and {p.name for p in runs[0].iterdir()} == {"report.json", "table.txt", "speedups.png"}
+    assert "softmax" in (runs[0] / "table.txt").read_text()
+    assert not (tmp_path / "results" / "latest.txt").exists()
+    suite.main(["--quick", "--only", "softmax", "--warm-cache", "--save"])
+    assert "softmax" in (tmp_path / "results" / "latest.txt").read_text()

@@ -12,7 +12,7 @@ faster for that dtype and kind of product (narrow or square).
 ``npcompile.config.host_blas`` chooses: ``"auto"`` (measure, once per process, dtype, kind
 and torch thread count: ``numpy_is_faster``), ``"numpy"`` (rewrite every large product)
 or ``"torch"`` (rewrite none). NumPy's BLAS runs with the threads it has (see
-``benchmarks.suite.set_numpy_blas_threads``).
+``benchmarks.conditions.set_numpy_blas_threads``).
 """
 import functools
 import time
