@@ -26,6 +26,12 @@ inline_depth_limit = 64
 #: graphs ("auto" measures once per process which is faster; see passes/host_blas.py).
 host_blas = "auto"
 
+#: Threads a compiled CPU call may use: "auto" (one for small work or a busy machine, else
+#: the cores available within the caller's limits; see runtime/threads.py) or a number.
+threads = "auto"
+#: Bytes of data below which a call runs on one thread; None: measured once per process.
+parallel_threshold_bytes = None
+
 #: Fix glibc's malloc thresholds when the first function is jitted (not at import), so a
 #: compiled function's per-call intermediates are reused instead of faulted in anew on
 #: every call (see runtime/memory.py). Process-wide; NPCOMPILE_MALLOC=default turns it off.
