@@ -13,7 +13,7 @@ from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, Stateles
 from torch_numpy_shim import _errors as shim_errors
 
 from ..errors import GraphBreak, RestartTrace
-from . import outputs, resident, sources
+from . import fp_state, outputs, resident, sources
 from .interpreter import ArrayInput, Tracer, supported_dtype
 from .resident import DeviceArray
 
@@ -81,6 +81,15 @@ def _fake_input(fake_mode, inp, device):
     return fake
 
 
+def _dynamic_dims(requested, shape):
+    """The requested dims that can be traced as dynamic: sizes 0 and 1 stay static (and
+    exactly guarded). A size-0 or size-1 dim behaves unlike any other (empty results,
+    broadcasting), so the ShapeEnv specializes such sizes anyway, silently and with no
+    guard; a graph traced that way must never serve other sizes, nor a graph traced
+    with a dynamic size (which assumes >= 2) serve 0 or 1."""
+    return tuple(d for d in sorted(requested) if shape[d] >= 2)
+
+
 def _fake(fake_mode, tensor, dynamic_dims, source):
     sizes = [DimDynamic.DYNAMIC if d in dynamic_dims else DimDynamic.STATIC for d in range(tensor.ndim)]
     return fake_mode.from_tensor(tensor, symbolic_context=StatelessSymbolicContext(dynamic_sizes=sizes),
@@ -92,7 +101,7 @@ def shape_guards(fake_mode, fake_inputs, inputs):
     (valid for NumPy arrays and tensors alike: ``.shape`` instead of ``.size()``)."""
     if not any(isinstance(t, torch.SymInt) or any(isinstance(size, torch.SymInt) for size in t.shape)
                for t in fake_inputs):
-        return []
+        return _specialized_sizes(fake_inputs, inputs)
     expressions = fake_mode.shape_env.produce_guards(fake_inputs, [_ShapeSource(i.source.expr) for i in inputs])
     expressions = [e.replace(".size()", ".shape") for e in expressions]
     for expr in (i.source.expr for i in inputs if isinstance(i.example, numpy.ndarray)):
@@ -113,8 +122,9 @@ def _specialized_sizes(fake_inputs, inputs):
             continue
         for d in inp.dynamic:
             size = fake.shape[d]
-            if isinstance(size, torch.SymInt) and size.node.maybe_as_int() is not None:
-                checks.append(f"{inp.source.expr}.shape[{d}] == {size.node.maybe_as_int()}")
+            fixed = size.node.maybe_as_int() if isinstance(size, torch.SymInt) else size
+            if fixed is not None:   # a plain int: specialized when the input was faked
+                checks.append(f"{inp.source.expr}.shape[{d}] == {fixed}")
     return checks
 
 
@@ -178,7 +188,7 @@ def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("
         fake_mode = FakeTensorMode(shape_env=ShapeEnv(), allow_non_fake_inputs=True)
         for inp in inputs:
             if not isinstance(inp.example, int):
-                inp.dynamic = tuple(dynamic_dims(inp.source, inp.example))
+                inp.dynamic = _dynamic_dims(dynamic_dims(inp.source, inp.example), inp.example.shape)
         fake_inputs = [_fake_input(fake_mode, inp, device) for inp in inputs]
         plan_box = []
 
@@ -205,12 +215,25 @@ def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("
         except BaseException as exc:
             exc.tracer_guards = tracer.guards
             raise
+        if any(node.op == "call_function" for node in gm.graph.nodes):
+            _require_traceable_fp_state(tracer)
         if tracer.deferred_checks and mutated_inputs(gm):
             raise _guarded(GraphBreak("a value check NumPy makes comes before a write into an input",
                                       "the check could only run after the write; this call runs as written"),
                            tracer)
         return Capture(gm, fake_inputs, fake_mode, tracer, plan_box[0], time.perf_counter() - start,
                        first_break)
+
+
+def _require_traceable_fp_state(tracer):
+    """A graph that computes is right only in NumPy error states that trap nothing
+    ('ignore'/'warn'); in any other the segment runs in real NumPy (see fp_state)."""
+    traceable = fp_state.traceable()
+    tracer.guards.fp_errors_traceable(traceable)
+    if not traceable:
+        raise _guarded(GraphBreak(f"NumPy's floating-point error state ({fp_state.describe()}) traps errors",
+                                  "compiled code cannot raise FloatingPointError or call a handler where "
+                                  "NumPy would; this code runs in real NumPy"), tracer)
 
 
 def mutated_inputs(gm):

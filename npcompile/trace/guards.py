@@ -1,9 +1,11 @@
 """Guards: the conditions under which a cached trace may be reused, compiled into one
 generated Python function per cache entry so that a cache hit costs microseconds."""
 import builtins
+import math
 
 import numpy
-import torch
+
+from . import fp_state
 
 
 class Guards:
@@ -35,7 +37,11 @@ class Guards:
 
     def equals(self, source, value):
         self.type_is(source, value)
-        self.add(f"{source.expr} == {self.const(value)}", f"{source.label} == {value!r}")
+        if _zero_or_nan(value):   # == would take -0.0 for 0.0 and never take NaN
+            self.add(f"{self.const(same_number)}({source.expr}, {self.const(value)})",
+                     f"{source.label} is {value!r}")
+        else:
+            self.add(f"{source.expr} == {self.const(value)}", f"{source.label} == {value!r}")
 
     def length(self, source, n):
         self.add(f"len({source.expr}) == {n}", f"len({source.label}) == {n}")
@@ -67,6 +73,13 @@ class Guards:
                 self.add(f"{source.expr}.shape[{d}] == {size}", f"{source.label}.shape[{d}] == {size}")
         contiguous = f"{source.expr}.is_contiguous()" if is_tensor else f"{source.expr}.flags.c_contiguous"
         self.add(contiguous, f"{source.label} is C-contiguous")
+
+    def fp_errors_traceable(self, flag):
+        """NumPy's floating-point error modes are (``flag``) or are not all 'ignore' or
+        'warn', the states in which a graph computes NumPy's answer (see fp_state)."""
+        check = f"{self.const(fp_state.traceable)}()"
+        self.add(check if flag else f"not {check}",
+                 "NumPy's error modes are " + ("" if flag else "not ") + "all 'ignore' or 'warn'")
 
     def same_object(self, source_a, source_b):
         self.add(f"{source_a.expr} is {source_b.expr}", f"{source_a.label} is {source_b.label}")
@@ -105,3 +118,23 @@ class Guards:
             except Exception:
                 return description
         return None
+
+
+def _zero_or_nan(value):
+    if isinstance(value, (complex, numpy.complexfloating)):
+        return any(part == 0 or part != part for part in (value.real, value.imag))
+    if isinstance(value, (float, numpy.floating)):
+        return value == 0 or value != value
+    return False
+
+
+def same_number(a, b):
+    """``a == b`` for floats and complex numbers, except that NaN equals NaN and 0.0
+    differs from -0.0: a traced constant's sign of zero changes results (1 / k, copysign)."""
+    return all(_same_part(pa, pb) for pa, pb in ((a.real, b.real), (a.imag, b.imag)))
+
+
+def _same_part(a, b):
+    if b != b:
+        return a != a
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)

@@ -4,6 +4,7 @@ replaced by the shim. Everything read from outside the call is *lifted*: given a
 guarded, and (for arrays) turned into a graph input.
 """
 import builtins
+import functools
 import math
 import operator
 import sys
@@ -18,7 +19,7 @@ from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from .. import config, controls
 from ..errors import GraphBreak, RestartTrace
-from . import numpy_map, sources
+from . import numpy_map, scalars, sources
 from .frame import INLINED, NO_VALUE, NULL, Frame
 from .guards import Guards
 from .jitted import Jitted
@@ -44,8 +45,7 @@ def _data_dependent_errors():
     """torch's exceptions for 'this needs the data', which become graph breaks."""
     global _DATA_DEPENDENT_ERRORS
     if not _DATA_DEPENDENT_ERRORS:
-        from torch._subclasses.fake_tensor import (DataDependentOutputException,
-                                                   DynamicOutputShapeException)
+        from torch._subclasses.fake_tensor import DataDependentOutputException, DynamicOutputShapeException
         from torch.fx.experimental.symbolic_shapes import GuardOnDataDependentSymNode
         _DATA_DEPENDENT_ERRORS = (DataDependentOutputException, DynamicOutputShapeException,
                                   GuardOnDataDependentSymNode)
@@ -128,6 +128,8 @@ class Tracer:
         self.frames = []
         self.array_by_id = {}                 # id(numpy array/tensor) -> (shim array, source)
         self.shim_inputs = {}                 # id(shim array) -> Source, for inputs returned as-is
+        self.opaque = set()                   # ids of outside objects guarded by type alone
+        self.module_sources = {}              # id(shim module) -> Source of the NumPy module it stands for
         self.saw_tensor_input = False
 
     # ---- running frames -----------------------------------------------------------------
@@ -325,18 +327,41 @@ class Tracer:
             # method of the lifted object, so its effects go where the object's go
             g.equals(sources.attribute(source, "__name__"), value.__name__)
             return getattr(self.lift(bound_to, sources.attribute(source, "__self__")), value.__name__)
-        if isinstance(value, (types.ModuleType, types.FunctionType, types.BuiltinFunctionType, type,
-                                numpy.ufunc, types.MethodType, types.CellType)):
+        if isinstance(value, types.MethodType):
+            # a bound method: its function (by identity) and its object (whose attribute
+            # reads are guarded), so a new bound method of the same pair is no recompile
+            g.type_is(source, value)
+            return types.MethodType(self.lift(value.__func__, sources.attribute(source, "__func__")),
+                                    self.lift(value.__self__, sources.attribute(source, "__self__")))
+        if type(value) is functools.partial:
+            return self.lift_partial(value, source)
+        if _guard_by_identity(value):
             g.identity(source, value)
         else:
             # objects the trace only reads attributes of (each read is guarded) or hands
-            # to real Python at a break: their type is what the trace relied on
+            # to real Python at a break: their type is what the trace relied on; their
+            # contents are read through no other way (see ``opaque``)
             g.type_is(source, value)
+            self.opaque.add(id(value))
         mapped = numpy_map.to_shim(value)
         if mapped is value:
             self.source_of[id(value)] = source
             self.keepalive.append(value)
+        elif isinstance(value, types.ModuleType):
+            self.module_sources.setdefault(id(mapped), source)
         return mapped
+
+    def lift_partial(self, value, source):
+        """A functools.partial: its function, arguments and keywords, each guarded as a
+        value of its own (a new partial of the same function and values is no recompile)."""
+        self.guards.type_is(source, value)
+        func = self.lift(value.func, sources.attribute(source, "func"))
+        args = self.lift(value.args, sources.attribute(source, "args"))
+        keywords = self.lift(value.keywords, sources.attribute(source, "keywords"))
+        rebuilt = functools.partial(func, *args, **keywords)
+        self.source_of[id(rebuilt)] = source
+        self.keepalive.append(rebuilt)
+        return rebuilt
 
     def array_input(self, value, source):
         seen = self.array_by_id.get(id(value))
@@ -452,8 +477,6 @@ class Tracer:
 
     # ---- attributes ---------------------------------------------------------------------
     def load_attr(self, obj, name):
-        if obj is shim and name == "random":
-            return numpy.random  # NumPy's streams, bit for bit: random runs in real NumPy
         written = self.overlay.get((id(obj), name), _MISSING)
         if written is not _MISSING:
             return written
@@ -461,11 +484,13 @@ class Tracer:
         if source is not None:
             value = getattr(obj, name)
             if isinstance(value, types.MethodType) and value.__self__ is obj:
-                return types.MethodType(value.__func__, obj)
+                method_source = sources.attribute(source, name)
+                return types.MethodType(self.lift(value.__func__, sources.attribute(method_source, "__func__")), obj)
             return self.lift(value, sources.attribute(source, name))
-        if isinstance(obj, ShimArray) and name in ("item", "tolist", "__array__", "tobytes"):
-            raise GraphBreak(f"ndarray.{name}() needs the array's values",
-                             "values are not known while tracing; keep array results as arrays")
+        if isinstance(obj, types.ModuleType) and numpy_map.to_numpy(obj) is not obj:
+            return self.load_numpy_attr(obj, name)
+        if isinstance(obj, ShimArray):
+            return scalars.array_attribute(obj, name)
         try:
             return self.wrap_foreign(getattr(obj, name))
         except AttributeError:
@@ -473,6 +498,17 @@ class Tracer:
             if real is obj or not isinstance(obj, types.ModuleType):
                 raise
             return getattr(real, name)   # NumPy the shim lacks: calling it is a graph break
+
+    def load_numpy_attr(self, shim_module, name):
+        """``np.<name>``: the object NumPy's module holds now, guarded by identity (a
+        monkeypatched ``np.sum`` is a recompile), then swapped for the shim's. Without
+        a source the module came from an import inside the function: the guard reads it
+        from the module object itself."""
+        real = numpy_map.to_numpy(shim_module)
+        source = self.module_sources.get(id(shim_module))
+        if source is None:
+            source = self.module_sources[id(shim_module)] = sources.Source(self.guards.const(real), real.__name__)
+        return self.lift(getattr(real, name), sources.attribute(source, name))
 
     def store_attr(self, obj, name, value):
         if id(obj) in self.source_of:
@@ -508,7 +544,18 @@ class Tracer:
         return format(value, spec)
 
     def apply(self, op, *operands):
+        if self.opaque:
+            self.check_transparent(*operands)
         return op(*operands)
+
+    def check_transparent(self, *values):
+        """An object from outside guarded by its type alone must not be read through an
+        operator or a native call: their result depends on its state, which no guard
+        checks (attribute loads are guarded one by one instead)."""
+        for value in values:
+            if id(value) in self.opaque:
+                raise GraphBreak(f"reading the value of a {type(value).__name__} from outside the function",
+                                 "its state is not guarded; it runs uncompiled")
 
     def mutate(self, container, method, args):
         source = self.mirrors.get(id(container))
@@ -520,6 +567,8 @@ class Tracer:
 
     # ---- calls --------------------------------------------------------------------------
     def call(self, fn, args, kwargs):
+        if type(fn) is functools.partial:
+            return self.call(fn.func, [*fn.args, *args], {**fn.keywords, **kwargs})
         control = self.call_control(fn, args, kwargs)
         if control is not NOT_A_CONTROL:
             return control
@@ -529,6 +578,8 @@ class Tracer:
             return self.inline(fn, args, kwargs)
         if isinstance(fn, type) and _is_user_class(fn):
             return self.construct(fn, args, kwargs)
+        if not isinstance(fn, type) and _is_user_class(type(fn)) and callable(fn):
+            return self.call(self.load_attr(fn, "__call__"), args, kwargs)   # an instance's __call__
         return self.call_native(fn, args, kwargs)
 
     def call_control(self, fn, args, kwargs):
@@ -547,11 +598,13 @@ class Tracer:
         if isinstance(fn, controls.numpy_op):
             return fn.trace_call(args)
         if isinstance(fn, Jitted):
-            return self.push_frame(fn.fn, bind_arguments(fn.fn, args, kwargs), fullgraph=fn.fullgraph)
+            return self.push_frame(fn.fn, self.bind(fn.fn, args, kwargs, self.attribute_source(fn, "fn")),
+                                   fullgraph=fn.fullgraph)
         marker = getattr(fn, "_npcompile_error_on_graph_break", None) if callable(fn) else None
         if marker is not None:
             inner = fn.__wrapped__
-            return self.push_frame(inner, bind_arguments(inner, args, kwargs), error_on_graph_break=marker)
+            return self.push_frame(inner, self.bind(inner, args, kwargs, self.attribute_source(fn, "__wrapped__")),
+                                   error_on_graph_break=marker)
         if getattr(fn, "_npcompile_disable", None):
             raise GraphBreak(f"{_describe(fn)} is marked npcompile.disable", "it runs uncompiled by request")
         if controls.is_disallowed(fn, numpy_map.to_numpy(fn), numpy_map.to_shim(fn)):
@@ -564,7 +617,34 @@ class Tracer:
         return NOT_A_CONTROL
 
     def inline(self, fn, args, kwargs):
-        return self.push_frame(fn, bind_arguments(fn, args, kwargs))
+        return self.push_frame(fn, self.bind(fn, args, kwargs, self.source_of.get(id(fn))))
+
+    def attribute_source(self, obj, name):
+        source = self.source_of.get(id(obj))
+        return None if source is None else sources.attribute(source, name)
+
+    def bind(self, fn, args, kwargs, source):
+        """Bind a call like CPython. The defaults it uses are values the trace relies on:
+        with the function's source known, each is lifted from ``fn.__defaults__`` /
+        ``fn.__kwdefaults__`` (guarded by value, arrays as inputs), so rebinding them is
+        a recompile. A function made inside the trace has traced defaults already."""
+        code = fn.__code__
+        if source is None or (not kwargs and len(args) == code.co_argcount and not code.co_kwonlyargcount):
+            return bind_arguments(fn, args, kwargs)
+        bound = bind_arguments(fn, args, kwargs)
+        positional = code.co_varnames[:code.co_argcount]
+        defaults = fn.__defaults__ or ()
+        first_default = len(positional) - len(defaults)
+        for i, name in enumerate(positional[first_default:], first_default):
+            if i >= len(args) and name not in kwargs:
+                defaults_source = sources.attribute(source, "__defaults__")
+                self.guards.length(defaults_source, len(defaults))
+                bound[name] = self.lift(defaults[i - first_default], sources.item(defaults_source, i - first_default))
+        for name in code.co_varnames[code.co_argcount:code.co_argcount + code.co_kwonlyargcount]:
+            if name not in kwargs and name in (fn.__kwdefaults__ or {}):
+                bound[name] = self.lift(fn.__kwdefaults__[name],
+                                        sources.item(sources.attribute(source, "__kwdefaults__"), name))
+        return bound
 
     def construct(self, cls, args, kwargs):
         if cls.__new__ is not object.__new__ and not issubclass(cls, tuple):
@@ -573,15 +653,18 @@ class Tracer:
             return self.call_native(cls, args, kwargs)
         obj = object.__new__(cls)
         self.keepalive.append(obj)
-        init = cls.__init__
+        init_source = self.attribute_source(cls, "__init__")
+        init = cls.__init__ if init_source is None else self.lift(cls.__init__, init_source)
         if is_user_function(init):
-            return self.push_frame(init, bind_arguments(init, [obj, *args], kwargs), returns_instead=obj)
+            return self.push_frame(init, self.bind(init, [obj, *args], kwargs, init_source), returns_instead=obj)
         if init is not object.__init__:
             raise GraphBreak(f"class {cls.__name__} has a native __init__")
         return obj
 
     def call_native(self, fn, args, kwargs):
         bound_self = getattr(fn, "__self__", None)
+        if self.opaque and not (_hashable(fn) and fn in _TYPE_ONLY_BUILTINS):
+            self.check_transparent(bound_self, *args, *kwargs.values())
         if isinstance(fn, types.BuiltinMethodType) and bound_self is not None and \
                 fn.__name__ in _MUTATING_METHODS and isinstance(bound_self, (list, dict, set)):
             return self.mutate(bound_self, fn.__name__, args)
@@ -609,6 +692,8 @@ class Tracer:
 
 
 _MISSING = object()
+#: builtins that read an object's type (guarded) or go through guarded attribute loads
+_TYPE_ONLY_BUILTINS = {isinstance, issubclass, type, callable, getattr, hasattr, setattr, super}
 
 
 NOT_A_CONTROL = object()
@@ -651,6 +736,16 @@ def _describe(fn):
     module = getattr(fn, "__module__", None)
     name = getattr(fn, "__qualname__", None) or getattr(fn, "__name__", None) or type(fn).__name__
     return f"{module}.{name}" if module else name
+
+
+def _guard_by_identity(value):
+    """Modules, classes and cells, and callables other than instances of user classes
+    (functions, ufuncs, NumPy's dispatchers, C callables such as operator.itemgetter(1)):
+    what calling one does depends on which object it is. A user class instance is
+    guarded by type: the trace reads its state through guarded attribute loads."""
+    if isinstance(value, (types.ModuleType, types.CellType, type)):
+        return True
+    return callable(value) and not _is_user_class(type(value))
 
 
 def _is_user_class(cls):
@@ -784,8 +879,20 @@ def _call_next(tracer, args, kwargs):
 
 def _call_isinstance(tracer, args, kwargs):
     obj, classes = args
+    if isinstance(obj, ShimArray):
+        return scalars.is_instance(obj, classes)
     return isinstance(obj, tuple(numpy_map.to_shim(c) for c in classes)
                       if isinstance(classes, tuple) else numpy_map.to_shim(classes))
+
+
+def _call_type(tracer, args, kwargs):
+    if len(args) == 1 and not kwargs and isinstance(args[0], ShimArray):
+        return scalars.type_of(args[0])
+    return type(*args, **kwargs)
+
+
+def _call_issubclass(tracer, args, kwargs):
+    return scalars.is_subclass(*args, **kwargs)
 
 
 _SPECIAL_CALLS = {
@@ -793,7 +900,7 @@ _SPECIAL_CALLS = {
     print: _call_print, input: _call_print, open: _call_print,
     getattr: _call_getattr, hasattr: _call_hasattr, setattr: _call_setattr,
     map: _call_map, filter: _call_filter, sorted: _call_sorted, super: _call_super,
-    isinstance: _call_isinstance, next: _call_next,
+    isinstance: _call_isinstance, next: _call_next, type: _call_type, issubclass: _call_issubclass,
     math.floor: lambda t, a, k: _scalar_conversion(math.floor, a, k),
     math.ceil: lambda t, a, k: _scalar_conversion(math.ceil, a, k),
     math.sqrt: lambda t, a, k: _scalar_conversion(math.sqrt, a, k),

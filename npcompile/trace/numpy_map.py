@@ -45,6 +45,8 @@ def to_numpy(value):
     """The NumPy counterpart of a shim object (inverse of ``to_shim``), else ``value``."""
     if isinstance(value, shim.dtype):
         return value.np
+    if isinstance(value, type) and "_np_type" in value.__dict__:
+        return value._np_type   # a shim scalar class: NumPy's own (np.int64, not its alias np.longlong)
     return _reverse_table().get(id(value), value)
 
 

@@ -1,6 +1,7 @@
 """Sources: where a value the trace relied on came from, as a Python expression over the
 call's arguments ``L``, the function's globals ``G``, builtins ``B`` and closure cells
 ``C``. Guards and input extraction are generated from these expressions."""
+import keyword
 
 
 class Source:
@@ -37,6 +38,9 @@ def cell(index, name):
 
 
 def attribute(base, name):
+    """``base.name`` (a plain attribute load is the cheapest guard to evaluate)."""
+    if name.isidentifier() and not keyword.iskeyword(name):
+        return Source(f"{base.expr}.{name}", f"{base.label}.{name}")
     return Source(f"getattr({base.expr}, {name!r})", f"{base.label}.{name}")
 
 

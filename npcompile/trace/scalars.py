@@ -1,0 +1,70 @@
+"""NumPy scalars as traced code sees them.
+
+The shim models a NumPy scalar (``np.float64(2)``, ``a.sum()``, ``a[0]``) as a 0-D shim
+array flagged ``_scalar``. Inside a trace, Python's own ``isinstance``, ``type`` and
+``issubclass`` would call it an ndarray; these answer as NumPy does instead: such a value
+is an instance of its NumPy scalar type (``np.float64``, hence ``np.floating``,
+``np.generic`` and ``float``), not of ``np.ndarray``; ``type(x)`` is the shim's scalar
+class, which is ``np.float64`` inside the trace and becomes it outside.
+"""
+import types
+
+import numpy
+
+from torch_numpy_shim._ndarray import ndarray as ShimArray
+
+from ..errors import GraphBreak
+from . import numpy_map
+
+_NEEDS_VALUES = ("item", "tolist", "__array__", "tobytes")
+
+
+def is_scalar(value):
+    return isinstance(value, ShimArray) and value._scalar
+
+
+def numpy_type(value):
+    """The NumPy class of a shim array or scalar (``numpy.ndarray``, ``numpy.float64``...)."""
+    return value.dtype.np.type if value._scalar else numpy.ndarray
+
+
+def numpy_classes(classes):
+    """``isinstance``'s second argument with shim classes swapped for NumPy's."""
+    if isinstance(classes, tuple):
+        return tuple(numpy_classes(c) for c in classes)
+    if isinstance(classes, types.UnionType):
+        return numpy_classes(classes.__args__)
+    return numpy_map.to_numpy(classes)
+
+
+def is_instance(obj, classes):
+    """``isinstance(obj, classes)`` as NumPy answers it, for shim arrays and scalars."""
+    return issubclass(numpy_type(obj), numpy_classes(classes))
+
+
+def type_of(obj):
+    """``type(obj)`` of a shim array or scalar: the shim class NumPy's stands for."""
+    return obj.dtype.type if obj._scalar else type(obj)
+
+
+def is_subclass(cls, classes):
+    """``issubclass`` with shim classes on either side read as NumPy's."""
+    return issubclass(numpy_map.to_numpy(cls), numpy_classes(classes))
+
+
+def array_attribute(obj, name):
+    """An attribute of a shim array or scalar. Values are unknown while tracing, so
+    what needs them is a graph break; so is an attribute NumPy has and the shim lacks
+    (real NumPy computes it there)."""
+    if name in _NEEDS_VALUES:
+        raise GraphBreak(f"ndarray.{name}() needs the array's values",
+                         "values are not known while tracing; keep array results as arrays")
+    if name == "__class__":
+        return type_of(obj)
+    try:
+        return getattr(obj, name)
+    except AttributeError:
+        if hasattr(numpy_type(obj), name):
+            raise GraphBreak(f"{numpy_type(obj).__name__}.{name} is not provided by torch_numpy_shim",
+                             "it runs in real NumPy") from None
+        raise AttributeError(f"{numpy_type(obj).__name__!r} object has no attribute {name!r}") from None
