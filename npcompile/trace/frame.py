@@ -17,6 +17,30 @@ NO_VALUE = Null()
 #: What Tracer.call returns when it pushed a frame: the value arrives when that frame returns.
 INLINED = object()
 
+
+class Handling:
+    """What PUSH_EXC_INFO leaves on the stack where CPython keeps the previously handled
+    exception: the exception now being handled. The innermost one on the frame stacks is
+    what ``sys.exc_info()``, a bare ``raise`` and implicit chaining see; POP_EXCEPT pops
+    it. Keeping it in the stack (not in the runner) lets it cross graph breaks with the
+    rest of the frame."""
+
+    def __init__(self, exc):
+        self.exc = exc
+
+    def __repr__(self):
+        return f"Handling({self.exc!r})"
+
+
+def handled_exception(frames):
+    """The exception being handled by the innermost ``except``/``finally``/``with`` exit
+    block of ``frames``, or None."""
+    for frame in reversed(frames):
+        for value in reversed(frame.stack):
+            if type(value) is Handling:
+                return value.exc
+    return None
+
 _INSTRUCTION_CACHE = {}
 
 

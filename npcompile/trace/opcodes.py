@@ -1,26 +1,41 @@
-"""What each CPython instruction does to a traced frame (CPython 3.11).
+"""What each CPython instruction does to a frame (CPython 3.11).
 
-This is the one version-aware module: a handler per opcode name, ``HANDLERS[opname]
-(tracer, frame, inst)``. Jump targets come from ``dis`` as absolute offsets
-(``inst.argval``), so relative/absolute encodings of later versions need no change here;
-3.12/3.13 opcodes are added as new entries below the 3.11 ones.
+This is the one version-aware module: a handler per opcode name, ``handler(tracer, frame,
+inst)``, written once for both users: the tracer (symbolic values, ``HANDLERS``) and the
+runner of real Python at graph breaks (``REAL_HANDLERS``), which differ only in the hooks
+the handlers call on them (``tracer.call``, ``tracer.truth``, ...). Jump targets come from
+``dis`` as absolute offsets (``inst.argval``), so relative/absolute encodings of later
+versions need no change here; 3.12/3.13 opcodes are added as new entries below the 3.11
+ones. Where exceptions go is CPython's exception table (``exception_table``); the runner
+unwinds, the tracer never does: an exception in traced code inside ``try``/``with`` stops
+the segment before that instruction, so it runs (and raises) for real.
 """
+import dis
 import operator
 import sys
 import types
 
 from ..errors import GraphBreak
-from .frame import INLINED, NULL
+from . import exception_table
+from .frame import INLINED, NULL, Handling
 
-HANDLERS = {}
+#: opname -> handler, plain: what the runner of real Python executes
+REAL_HANDLERS = {}
+
+CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR = 0x20, 0x80, 0x200
 
 
 def handles(*names):
     def register(fn):
         for name in names:
-            HANDLERS[name] = fn
+            REAL_HANDLERS[name] = fn
         return fn
     return register
+
+
+def runs_for_real(tracer):
+    """Whether ``tracer`` runs real Python (the break runner) rather than tracing."""
+    return getattr(tracer, "runs_for_real", False)
 
 
 BINARY_OPERATORS = {
@@ -71,10 +86,10 @@ def _load_const(tracer, frame, inst):
 
 @handles("LOAD_FAST", "LOAD_FAST_CHECK")
 def _load_fast(tracer, frame, inst):
-    try:
-        frame.push(frame.locals[inst.argval])
-    except KeyError:
-        raise UnboundLocalError(f"local variable '{inst.argval}' referenced before assignment") from None
+    if inst.argval not in frame.locals:   # raised outside an except clause: no stray __context__
+        raise UnboundLocalError(f"cannot access local variable '{inst.argval}' where it is not "
+                                "associated with a value")
+    frame.push(frame.locals[inst.argval])
 
 
 @handles("STORE_FAST")
@@ -84,6 +99,9 @@ def _store_fast(tracer, frame, inst):
 
 @handles("DELETE_FAST")
 def _delete_fast(tracer, frame, inst):
+    if inst.argval not in frame.locals:
+        raise UnboundLocalError(f"cannot access local variable '{inst.argval}' where it is not "
+                                "associated with a value")
     del frame.locals[inst.argval]
 
 
@@ -266,35 +284,41 @@ def _build_slice(tracer, frame, inst):
     frame.push(slice(*frame.popn(inst.arg)))
 
 
+# A container the instruction adds to may be one from before a graph break (a comprehension
+# or a display that spans one): every addition goes through ``tracer.mutate``, which records
+# it as a side effect when the container outlives the segment.
 @handles("LIST_APPEND")
 def _list_append(tracer, frame, inst):
     value = frame.pop()
-    frame.stack[-inst.arg].append(value)
+    tracer.mutate(frame.stack[-inst.arg], "append", (value,))
 
 
 @handles("SET_ADD")
 def _set_add(tracer, frame, inst):
     value = frame.pop()
-    frame.stack[-inst.arg].add(value)
+    tracer.mutate(frame.stack[-inst.arg], "add", (value,))
 
 
 @handles("MAP_ADD")
 def _map_add(tracer, frame, inst):
     value = frame.pop()
     key = frame.pop()
-    frame.stack[-inst.arg][key] = value
+    tracer.mutate(frame.stack[-inst.arg], "__setitem__", (key, value))
 
 
 @handles("LIST_EXTEND")
 def _list_extend(tracer, frame, inst):
     values = frame.pop()
-    frame.stack[-inst.arg].extend(tracer.iterate(values))
+    target = frame.stack[-inst.arg]
+    if not _iterable(values):
+        raise TypeError(f"Value after * must be an iterable, not {type(values).__name__}")
+    tracer.mutate(target, "extend", (list(tracer.iterate(values)),))
 
 
 @handles("SET_UPDATE")
 def _set_update(tracer, frame, inst):
     values = frame.pop()
-    frame.stack[-inst.arg].update(tracer.iterate(values))
+    tracer.mutate(frame.stack[-inst.arg], "update", (list(tracer.iterate(values)),))
 
 
 @handles("DICT_UPDATE", "DICT_MERGE")
@@ -302,10 +326,29 @@ def _dict_update(tracer, frame, inst):
     values = frame.pop()
     target = frame.stack[-inst.arg]
     if inst.opname == "DICT_MERGE":
-        repeated = set(target) & set(values)
+        callee = _function_str(frame.stack[-inst.arg - 2])
+        if not hasattr(values, "keys"):
+            raise TypeError(f"{callee} argument after ** must be a mapping, not {type(values).__name__}")
+        repeated = [k for k in values.keys() if k in target]
         if repeated:
-            raise TypeError(f"got multiple values for keyword argument '{repeated.pop()}'")
-    target.update(values)
+            raise TypeError(f"{callee} got multiple values for keyword argument '{repeated[0]}'")
+    elif not hasattr(values, "keys"):
+        raise TypeError(f"'{type(values).__name__}' object is not a mapping")
+    tracer.mutate(target, "update", (dict(values),))
+
+
+def _function_str(fn):
+    """How CPython names a callee in argument errors: ``module.qualname()``."""
+    name = getattr(fn, "__qualname__", None) or type(fn).__name__
+    module = getattr(fn, "__module__", None)
+    return f"{module}.{name}()" if module not in (None, "builtins") else f"{name}()"
+
+
+def _iterable(value):
+    """Whether CPython would try to iterate ``value`` (it has ``__iter__`` or is a
+    sequence), decided without calling anything, as the messages below need."""
+    cls = type(value)
+    return hasattr(cls, "__iter__") or (hasattr(cls, "__getitem__") and not issubclass(cls, dict))
 
 
 @handles("LIST_TO_TUPLE")
@@ -315,9 +358,19 @@ def _list_to_tuple(tracer, frame, inst):
 
 @handles("UNPACK_SEQUENCE")
 def _unpack_sequence(tracer, frame, inst):
-    items = list(tracer.iterate(frame.pop()))
-    if len(items) != inst.arg:
-        raise ValueError(f"expected {inst.arg} values to unpack, got {len(items)}")
+    """As CPython: at most ``arg + 1`` items are taken from the iterator, then the count
+    is checked, with CPython's messages."""
+    value = frame.pop()
+    if not _iterable(value):
+        raise TypeError(f"cannot unpack non-iterable {type(value).__name__} object")
+    iterator = iter(tracer.iterate(value))
+    items = []
+    for item in iterator:
+        items.append(item)
+        if len(items) > inst.arg:
+            raise ValueError(f"too many values to unpack (expected {inst.arg})")
+    if len(items) < inst.arg:
+        raise ValueError(f"not enough values to unpack (expected {inst.arg}, got {len(items)})")
     frame.stack.extend(reversed(items))
 
 
@@ -365,14 +418,11 @@ def _pop_jump_none(when_none):
     return handler
 
 
-for _name in ("POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_IF_TRUE"):
-    HANDLERS[_name] = _pop_jump(True)
-for _name in ("POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_FALSE", "POP_JUMP_IF_FALSE"):
-    HANDLERS[_name] = _pop_jump(False)
-for _name in ("POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_IF_NONE"):
-    HANDLERS[_name] = _pop_jump_none(True)
-for _name in ("POP_JUMP_FORWARD_IF_NOT_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE", "POP_JUMP_IF_NOT_NONE"):
-    HANDLERS[_name] = _pop_jump_none(False)
+handles("POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_IF_TRUE")(_pop_jump(True))
+handles("POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_FALSE", "POP_JUMP_IF_FALSE")(_pop_jump(False))
+handles("POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NONE", "POP_JUMP_IF_NONE")(_pop_jump_none(True))
+handles("POP_JUMP_FORWARD_IF_NOT_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE",
+        "POP_JUMP_IF_NOT_NONE")(_pop_jump_none(False))
 
 
 @handles("JUMP_IF_TRUE_OR_POP")
@@ -408,7 +458,72 @@ def _for_iter(tracer, frame, inst):
 
 @handles("RETURN_GENERATOR")
 def _return_generator(tracer, frame, inst):
+    """Tracing runs a generator's body to its end when it is called (``yielded`` collects
+    the values): exact only when the caller hands it at once to a builtin that consumes
+    it whole (``sum(x for x in a)``), or when nothing the body does or reads can tell
+    when it runs (``range``-like arithmetic on ints). Anything else (a for loop over
+    arrays, ``any``, ``next``, a generator kept for later) runs as Python runs it."""
+    eager = frame.code.co_flags & CO_GENERATOR and (_consumed_whole(tracer) or _self_contained(frame))
+    if not runs_for_real(tracer) and not eager:
+        raise unresumable(tracer, GraphBreak("a generator or coroutine consumed lazily",
+                                             "it runs as Python runs it, one item at a time"))
     frame.push(None)
+
+
+_WHOLE_CONSUMERS = (list, tuple, sorted, sum, min, max, set, frozenset, dict)
+
+
+def _consumed_whole(tracer):
+    """Whether the generator whose frame was just pushed is the only argument of the
+    very next call, and that call is a builtin that takes every item before it returns."""
+    if tracer.sync_depth or len(tracer.frames) < 2:
+        return False
+    caller = tracer.frames[-2]
+    if caller.ip == 0 or caller.instructions[caller.ip - 1].opname != "CALL":
+        return False
+    following = [i for i in caller.instructions[caller.ip:caller.ip + 2] if i.opname != "PRECALL"]
+    if not following or following[0].opname != "CALL" or following[0].arg != 1 or caller.kw_names:
+        return False
+    if len(caller.stack) < 2 or caller.stack[-2] is not NULL:
+        return False
+    consumer = caller.stack[-1]
+    if any(consumer is builtin for builtin in _WHOLE_CONSUMERS):
+        return True
+    return isinstance(consumer, types.BuiltinMethodType) and type(consumer.__self__) is str and \
+        consumer.__name__ == "join"
+
+
+_PURE_GLOBALS = {"range", "len", "zip", "enumerate", "min", "max", "abs", "divmod", "int", "float", "round",
+                 "reversed", "sum", "bool", "str", "tuple"}
+_READS_OR_WRITES_STATE = {"LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR", "DELETE_ATTR", "STORE_GLOBAL",
+                          "DELETE_GLOBAL", "STORE_SUBSCR", "DELETE_SUBSCR", "IMPORT_NAME", "MAKE_FUNCTION",
+                          "LOAD_DEREF", "STORE_DEREF", "LOAD_CLASSDEREF", "LOAD_NAME", "CALL_FUNCTION_EX"}
+_IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), range)
+
+
+def _immutable(value):
+    if isinstance(value, _IMMUTABLE) or type(value).__name__ in ("SymInt", "SymFloat", "SymBool"):
+        return True
+    if type(value) is tuple:
+        return all(_immutable(v) for v in value)
+    if type(value).__name__ in ("range_iterator", "tuple_iterator"):
+        return all(_immutable(v) for v in value.__reduce__()[1])
+    return False
+
+
+def _self_contained(frame):
+    """A generator whose arguments are immutable values and whose body only computes
+    with them and with pure builtins: when it runs cannot change what it yields, and
+    running it cannot change anything else."""
+    code = frame.code
+    if code.co_freevars or code.co_cellvars:
+        return False
+    for inst in frame.instructions:
+        if inst.opname in _READS_OR_WRITES_STATE:
+            return False
+        if inst.opname == "LOAD_GLOBAL" and (inst.argval not in _PURE_GLOBALS or inst.argval in frame.globals):
+            return False
+    return all(_immutable(v) for v in frame.locals.values())
 
 
 @handles("YIELD_VALUE")
@@ -417,13 +532,149 @@ def _yield_value(tracer, frame, inst):
     frame.push(None)
 
 
+# ---- exceptions -------------------------------------------------------------------------
+# The stack layouts are CPython 3.11's: a handler is entered with the stack cut to its
+# depth, then lasti (when the table says so) and the exception pushed. PUSH_EXC_INFO puts
+# a ``Handling`` marker where CPython keeps the previously handled exception.
+class Reraise(BaseException):
+    """Internal, from the runner's RERAISE and bare ``raise``: unwind with ``exc`` as it
+    is, without the implicit chaining a new ``raise`` statement would add."""
+
+    def __init__(self, exc, lasti=None):
+        super().__init__(exc)
+        self.exc = exc
+        self.lasti = lasti   # the lasti RERAISE restores, for the handler it reaches
+
+
+def fatal(frame):
+    """Breaks are errors in this frame (fullgraph or error_on_graph_break(True))."""
+    return frame.fullgraph or frame.error_on_graph_break
+
+
+def covered(tracer, frame, inst):
+    """Whether an exception raised by ``inst`` in ``frame`` would reach a handler inside
+    the traced frames (an ``except``, ``finally`` or ``with``), not the caller."""
+    if exception_table.handler_for(frame.code, inst.offset) is not None:
+        return True
+    frames = tracer.frames
+    depth = next((k for k in range(len(frames) - 1, -1, -1) if frames[k] is frame), len(frames))
+    return any(exception_table.handler_for(f.code, f.instructions[f.ip - 1].offset) is not None
+               for f in frames[:depth] if f.ip)
+
+
+def unresumable(tracer, brk):
+    """``brk`` made a stop that real Python cannot resume in the middle of (inside a
+    generator run eagerly, before an instruction the runner lacks): the segment then
+    runs as written from its start."""
+    if brk.step is None:
+        tracer.note_break(brk)
+    brk.resumable = False
+    return brk
+
+
+def _raising_break(what):
+    return GraphBreak(f"{what}: exceptions are raised and caught as Python does it, outside the graph",
+                      "not an error: the code before it is compiled, the raise runs as written")
+
+
 @handles("RAISE_VARARGS")
 def _raise(tracer, frame, inst):
     values = frame.popn(inst.arg)
-    if not values:
-        raise GraphBreak("bare `raise` outside an exception handler")
-    exc = values[0]
-    raise exc() if isinstance(exc, type) else exc
+    if runs_for_real(tracer):
+        if not values:
+            exc = sys.exc_info()[1]   # the runner steps inside the handled exception's except clause
+            if exc is None:
+                raise RuntimeError("No active exception to reraise")
+            raise Reraise(exc)
+        if len(values) == 1:
+            raise values[0]
+        raise values[0] from values[1]
+    if values and fatal(frame) and not covered(tracer, frame, inst) and not tracer.side_effects:
+        # nothing to break to: the exception leaves the function as it would in Python
+        if len(values) == 1:
+            raise values[0]
+        raise values[0] from values[1]
+    raise _raising_break("raise")
+
+
+@handles("RERAISE")
+def _reraise(tracer, frame, inst):
+    if not runs_for_real(tracer):
+        raise _raising_break("re-raising an exception")
+    exc = frame.pop()
+    lasti = frame.stack[-inst.arg] if inst.arg else None
+    raise Reraise(exc, lasti)
+
+
+@handles("PUSH_EXC_INFO")
+def _push_exc_info(tracer, frame, inst):
+    exc = frame.pop()
+    frame.push(Handling(exc))
+    frame.push(exc)
+
+
+@handles("POP_EXCEPT")
+def _pop_except(tracer, frame, inst):
+    frame.pop()
+
+
+def _check_catchable(classes):
+    for cls in classes if isinstance(classes, tuple) else (classes,):
+        if not (isinstance(cls, type) and issubclass(cls, BaseException)):
+            raise TypeError("catching classes that do not inherit from BaseException is not allowed")
+
+
+def _matches(exc, classes):
+    """PyErr_GivenExceptionMatches: by the class's MRO (no __subclasscheck__)."""
+    mro = type(exc).__mro__
+    return any(cls in mro for cls in (classes if isinstance(classes, tuple) else (classes,)))
+
+
+@handles("CHECK_EXC_MATCH")
+def _check_exc_match(tracer, frame, inst):
+    classes = frame.pop()
+    _check_catchable(classes)
+    frame.push(_matches(frame.top, classes))
+
+
+@handles("WITH_EXCEPT_START")
+def _with_except_start(tracer, frame, inst):
+    """Stack: exit function, lasti, previous exception (marker), exception; calls
+    ``__exit__(type, value, traceback)`` and pushes what it returns."""
+    exc = frame.top
+    exit_function = frame.stack[-4]
+    traceback = tracer.load_attr(exc, "__traceback__")
+    _push_result(frame, tracer.call(exit_function, [type(exc), exc, traceback], {}))
+
+
+def _special_method(tracer, manager, name):
+    """CPython looks ``__enter__``/``__exit__`` up on the type; the tracer reads them
+    through its own attribute hook (guarded), which agrees for every ordinary class."""
+    if not runs_for_real(tracer):
+        try:
+            return tracer.load_attr(manager, name)
+        except AttributeError:
+            return None
+    for klass in type(manager).__mro__:
+        if name in vars(klass):
+            attribute = vars(klass)[name]
+            bind = getattr(type(attribute), "__get__", None)
+            return attribute if bind is None else bind(attribute, manager, type(manager))
+    return None
+
+
+@handles("BEFORE_WITH")
+def _before_with(tracer, frame, inst):
+    manager = frame.pop()
+    enter = _special_method(tracer, manager, "__enter__")
+    if enter is None:
+        raise TypeError(f"'{type(manager).__name__}' object does not support the context manager protocol")
+    exit_function = _special_method(tracer, manager, "__exit__")
+    if exit_function is None:
+        raise TypeError(f"'{type(manager).__name__}' object does not support the context manager "
+                        "protocol (missed __exit__ method)")
+    frame.push(exit_function)
+    frame.push(tracer.call_now(enter, [], {}))
 
 
 # ---- calls and functions ----------------------------------------------------------------
@@ -443,6 +694,10 @@ def _call(tracer, frame, inst):
     if kw_names:
         kwargs = dict(zip(kw_names, args[-len(kw_names):]))
         args = args[:-len(kw_names)]
+    if isinstance(fn, type) and issubclass(fn, BaseException) and not runs_for_real(tracer) and not fatal(frame):
+        # an exception object is made for real: it is about to be raised (for real), and
+        # frames rebuilt after a break can hold it as they hold any real object
+        raise GraphBreak(f"creating a {fn.__name__}", "exceptions are made and raised as Python does it")
     _push_result(frame, tracer.call(fn, args, kwargs))
 
 
@@ -479,13 +734,6 @@ def _make_function(tracer, frame, inst):
     frame.push(fn)
 
 
-@handles("BEFORE_WITH")
-def _before_with(tracer, frame, inst):
-    manager = frame.pop()
-    frame.push(tracer.load_attr(manager, "__exit__"))
-    frame.push(tracer.call_now(tracer.load_attr(manager, "__enter__"), [], {}))
-
-
 @handles("IMPORT_NAME")
 def _import_name(tracer, frame, inst):
     fromlist = frame.pop()
@@ -497,3 +745,51 @@ def _import_name(tracer, frame, inst):
 @handles("IMPORT_FROM")
 def _import_from(tracer, frame, inst):
     frame.push(tracer.load_attr(frame.top, inst.argval))
+
+
+# ---- the tracer's table -----------------------------------------------------------------
+def _traced(handler):
+    """``handler`` as the tracer runs it. A stop inside a generator run eagerly cannot be
+    resumed there (see RETURN_GENERATOR). An exception that a handler inside the traced
+    frames would catch stops the segment before the instruction, so that it runs, raises
+    and is caught for real; other exceptions leave the trace as before (the segment then
+    runs as written). npcompile's, torch's and the shim's own signals pass through."""
+    def run(tracer, frame, inst):
+        try:
+            handler(tracer, frame, inst)
+        except GraphBreak as brk:
+            if _in_generator(tracer):
+                unresumable(tracer, brk)
+            raise
+        except Exception as exc:
+            if type(exc).__module__.split(".")[0] in _INTERNAL_MODULES or not covered(tracer, frame, inst):
+                raise
+            brk = GraphBreak(f"{type(exc).__name__} raised inside try/with/finally",
+                             "it is raised again as Python runs it, and caught there")
+            brk.__cause__ = exc
+            if _in_generator(tracer):
+                unresumable(tracer, brk)
+            raise brk from exc
+    run.__name__ = handler.__name__
+    return run
+
+
+_INTERNAL_MODULES = ("npcompile", "torch", "torch_numpy_shim")
+_LAZY_CODE = CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
+
+
+def _in_generator(tracer):
+    return any(f.code.co_flags & _LAZY_CODE for f in tracer.frames)
+
+
+def _not_runnable(tracer, frame, inst):
+    raise unresumable(tracer, GraphBreak(f"unsupported Python bytecode {inst.opname}",
+                                         "this construct runs uncompiled; move it out of the hot path"))
+
+
+#: opname -> handler for the tracer; every other instruction ends the trace and the
+#: segment runs as written from its start (the runner could not resume at it)
+HANDLERS = {name: _traced(fn) for name, fn in REAL_HANDLERS.items()}
+for _name in dis.opmap:
+    if _name not in HANDLERS and _name not in ("RETURN_VALUE", "CACHE"):
+        HANDLERS[_name] = _traced(_not_runnable)

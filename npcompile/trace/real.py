@@ -5,16 +5,63 @@ The opcode handlers talk to a tracer through a few hooks (load_global, call, tru
 instruction a trace could not capture runs exactly as CPython would run it: NumPy is
 real NumPy, print prints, data-dependent branches look at the data. Arrays kept on the
 device across the break (``DeviceArray``) come to the host as real code reaches them.
+
+Exceptions go where CPython sends them: an instruction that raises is looked up in its
+code's exception table; the frame's stack is cut to the handler's depth, lasti and the
+exception are pushed and the frame jumps to the handler, or the frame is left and the
+search goes on at the call instruction of the frame below. While an ``except``,
+``finally`` or ``with`` exit block runs (a ``Handling`` marker on the stacks), each
+instruction runs inside an ``except`` clause of the handled exception, so that
+``sys.exc_info()``, a bare ``raise`` and implicit chaining (``__context__``) see what
+they see in CPython.
 """
 import builtins
 
-from .opcodes import HANDLERS
+from . import exception_table
+from .frame import handled_exception
+from .opcodes import CO_ASYNC_GENERATOR, CO_COROUTINE, CO_GENERATOR, REAL_HANDLERS, Reraise
 from .resident import DeviceArray
 
 _CALL_OPCODES = {"CALL", "CALL_FUNCTION_EX"}
+_LAZY_CODE = CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
+
+
+class _NoHandler(RuntimeError):
+    """An instruction the runner has no handler for (never sent to the user's handlers)."""
+
+
+def _runs_natively(fn, created):
+    """Functions called at a break that run as plain Python, not compiled in turn:
+    generators and coroutines (they run lazily, one step per ``next``) and functions the
+    runner itself just made (a comprehension's, a lambda's: a new object each call)."""
+    code = getattr(fn, "__code__", None)
+    return code is not None and (code.co_flags & _LAZY_CODE or id(fn) in created)
+
+
+def _while_handling(exc, handler, *args):
+    """Run ``handler(*args)`` with ``exc`` as the exception being handled. Raising it to
+    enter the except clause touches its traceback and context: both are put back."""
+    context, traceback = exc.__context__, exc.__traceback__
+    try:
+        raise exc
+    except BaseException:
+        exc.__context__, exc.__traceback__ = context, traceback
+        return handler(*args)
+
+
+def _raise_as_is(exc):
+    """Raise ``exc`` as RERAISE does: no implicit chaining to what is being handled."""
+    context, traceback = exc.__context__, exc.__traceback__
+    try:
+        raise exc
+    except BaseException:
+        exc.__context__, exc.__traceback__ = context, traceback
+        raise
 
 
 class RealRunner:
+    runs_for_real = True
+
     def __init__(self, frames, call_user_function):
         self.frames = frames
         self.call_user_function = call_user_function
@@ -36,7 +83,15 @@ class RealRunner:
         frame.globals[name] = value
 
     def load_cell(self, frame, name):
-        return frame.cells[name].cell_contents
+        cell = frame.cells[name]
+        try:
+            return cell.cell_contents
+        except ValueError:
+            pass
+        if name in frame.code.co_cellvars:
+            raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated with a value")
+        raise NameError(f"cannot access free variable '{name}' where it is not associated with a value in "
+                        "enclosing scope")
 
     def store_cell(self, frame, name, value):
         frame.cells[name].cell_contents = value
@@ -63,6 +118,8 @@ class RealRunner:
         return getattr(container, method)(*args)
 
     def call(self, fn, args, kwargs):
+        if _runs_natively(fn, self.created_functions):
+            return fn(*args, **kwargs)
         return self.call_user_function(fn, args, kwargs)
 
     call_now = call
@@ -79,37 +136,20 @@ class RealRunner:
     # ---- driving ------------------------------------------------------------------------------
     def run_break(self):
         """Run the instruction the trace stopped before. If it was a LOAD_METHOD, run on
-        through the call it starts, so the next trace begins with the call's result."""
+        through the call it starts, so the next trace begins with the call's result. If it
+        raised into a handler, stop there: the next trace begins at the handler."""
         frame = self.frames[-1]
         depth = len(frame.stack)
-        first = self._step(frame).opname
-        if first == "LOAD_METHOD":
-            while not (self._step(frame).opname in _CALL_OPCODES and len(frame.stack) == depth):
-                pass
-        elif first.startswith("JUMP_BACKWARD") and frame.instructions[frame.ip].opname == "FOR_ITER":
-            self._step(frame)  # a loop boundary: advance the real iterator here, not in a trace
-
-    def _step(self, frame):
-        for value in frame.stack:   # what the instruction may use: instructions take operands from the stack
-            if type(value) is DeviceArray:
-                self._bring_to_host(value)
-        inst = frame.instructions[frame.ip]
-        frame.ip += 1
-        if inst.starts_line is not None:
-            frame.lineno = inst.starts_line
-        HANDLERS[inst.opname](self, frame, inst)
-        return inst
-
-    def _bring_to_host(self, resident):
-        """One host copy of a device-resident array, put in every slot that held it, so
-        aliases stay aliases and nothing later sees the stale device copy."""
-        host = resident.to_host()
-        self.host_copies += 1
-        for frame in self.frames:
-            frame.stack[:] = [host if v is resident else v for v in frame.stack]
-            for name, value in frame.locals.items():
-                if value is resident:
-                    frame.locals[name] = host
+        first = self._guarded_step(frame)
+        if first is None:
+            return
+        if first.opname == "LOAD_METHOD":
+            while True:
+                inst = self._guarded_step(frame)
+                if inst is None or (inst.opname in _CALL_OPCODES and len(frame.stack) == depth):
+                    return
+        elif first.opname.startswith("JUMP_BACKWARD") and frame.instructions[frame.ip].opname == "FOR_ITER":
+            self._guarded_step(frame)  # a loop boundary: advance the real iterator here, not in a trace
 
     def finish_frames(self):
         """Run every frame to its end for real (used when tracing cannot resume)."""
@@ -127,5 +167,74 @@ class RealRunner:
                     return value
                 frames[-1].push(value)
                 continue
-            self._step(frame)
+            self._guarded_step(frame)
 
+    def _guarded_step(self, frame):
+        """One instruction; the instruction, or None when it raised into a handler (the
+        frames are then at that handler). An exception no frame handles propagates."""
+        try:
+            return self._step(frame)
+        except _NoHandler:
+            raise
+        except Reraise as signal:
+            exc, lasti = signal.exc, signal.lasti
+        except BaseException as exc:
+            if self._unwind(exc, None):
+                return None
+            raise
+        if self._unwind(exc, lasti):
+            return None
+        _raise_as_is(exc)   # outside the except clause: nothing to chain it to but the caller's
+
+    def _step(self, frame):
+        for value in frame.stack:   # what the instruction may use: instructions take operands from the stack
+            if type(value) is DeviceArray:
+                self._bring_to_host(value)
+        inst = frame.instructions[frame.ip]
+        frame.ip += 1
+        if inst.starts_line is not None:
+            frame.lineno = inst.starts_line
+        self.current = inst
+        handler = REAL_HANDLERS.get(inst.opname)
+        if handler is None:
+            raise _NoHandler(f"npcompile cannot run bytecode {inst.opname} after a graph break")
+        handled = handled_exception(self.frames)
+        if handled is None:
+            handler(self, frame, inst)
+        else:
+            _while_handling(handled, handler, self, frame, inst)
+        return inst
+
+    def _unwind(self, exc, lasti):
+        """Send ``exc`` to its handler as CPython's exception table says: True when a
+        frame catches it (that frame now at the handler), False when it leaves them all."""
+        frames = self.frames
+        offset = self.current.offset
+        while frames:
+            frame = frames[-1]
+            frame.kw_names = ()
+            handler = exception_table.handler_for(frame.code, offset)
+            if handler is not None:
+                del frame.stack[handler.depth:]
+                if handler.lasti:
+                    frame.push(lasti if lasti is not None else exception_table.lasti_value(offset))
+                frame.push(exc)
+                frame.jump(handler.target)
+                return True
+            frames.pop()
+            lasti = None
+            if frames:
+                below = frames[-1]
+                offset = below.instructions[below.ip - 1].offset   # the call that made the frame left
+        return False
+
+    def _bring_to_host(self, resident):
+        """One host copy of a device-resident array, put in every slot that held it, so
+        aliases stay aliases and nothing later sees the stale device copy."""
+        host = resident.to_host()
+        self.host_copies += 1
+        for frame in self.frames:
+            frame.stack[:] = [host if v is resident else v for v in frame.stack]
+            for name, value in frame.locals.items():
+                if value is resident:
+                    frame.locals[name] = host
