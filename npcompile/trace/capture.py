@@ -14,7 +14,7 @@ from torch_numpy_shim import _errors as shim_errors
 
 from ..errors import GraphBreak, RestartTrace
 from . import fp_state, outputs, resident, sources
-from .interpreter import ArrayInput, Tracer, supported_dtype
+from .interpreter import ArrayInput, Tracer, negative_strides, supported_dtype
 from .resident import DeviceArray
 
 
@@ -87,7 +87,7 @@ def _dynamic_dims(requested, shape):
     broadcasting), so the ShapeEnv specializes such sizes anyway, silently and with no
     guard; a graph traced that way must never serve other sizes, nor a graph traced
     with a dynamic size (which assumes >= 2) serve 0 or 1."""
-    return tuple(d for d in sorted(requested) if shape[d] >= 2)
+    return tuple(d for d in sorted(requested) if d < len(shape) and shape[d] >= 2)
 
 
 def _fake(fake_mode, tensor, dynamic_dims, source):
@@ -150,7 +150,7 @@ def initial_inputs(roots):
 
     def visit(value, source, depth):
         if isinstance(value, (numpy.ndarray, torch.Tensor, DeviceArray)):
-            if isinstance(value, numpy.ndarray) and not supported_dtype(value.dtype):
+            if isinstance(value, numpy.ndarray) and (not supported_dtype(value.dtype) or negative_strides(value)):
                 return  # the tracer stops there with the reason
             if not any(inp.source == source for inp in found):
                 found.append(ArrayInput(source, value))

@@ -375,6 +375,10 @@ class Tracer:
             if type(value) is not numpy.ndarray:
                 raise GraphBreak(f"ndarray subclass {type(value).__name__}",
                                  "subclasses keep their own semantics; they run in real NumPy")
+            if negative_strides(value):
+                self.guards.array_meta(source, value)
+                raise GraphBreak("an array with negative strides (torch tensors have none)",
+                                 "it runs in real NumPy; pass a copy (np.ascontiguousarray) to compile it")
         elif isinstance(value, torch.Tensor):
             self.saw_tensor_input = True
         index = next((i for i, inp in enumerate(self.inputs) if inp.source == source), None)
@@ -714,6 +718,10 @@ def _graph_size():
     from torch.fx.experimental.proxy_tensor import get_proxy_mode
     mode = get_proxy_mode()
     return len(mode.tracer.graph.nodes) if mode is not None else 0
+
+
+def negative_strides(array):
+    return any(stride < 0 for stride in array.strides)
 
 
 def supported_dtype(dtype):
