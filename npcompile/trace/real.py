@@ -16,6 +16,7 @@ instruction runs inside an ``except`` clause of the handled exception, so that
 they see in CPython.
 """
 import builtins
+import types
 
 from . import exception_table
 from .frame import handled_exception
@@ -23,7 +24,38 @@ from .opcodes import CO_ASYNC_GENERATOR, CO_COROUTINE, CO_GENERATOR, REAL_HANDLE
 from .resident import DeviceArray
 
 _CALL_OPCODES = {"CALL", "CALL_FUNCTION_EX"}
+_MAX_EXTRA_STEPS = 10_000
+_CONTAINERS = (list, dict, set)
 _LAZY_CODE = CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
+
+
+def _bound_to(value):
+    """The object a C method is bound to (``lst.append`` -> ``lst``), else the value."""
+    return value.__self__ if isinstance(value, types.BuiltinMethodType) else value
+
+
+def _container_aliased_on_stack(frames):
+    """Whether the top frame's stack holds a list, dict or set, or a method bound to one,
+    that a local, a cell or another stack slot of the frames also holds."""
+    held = {id(v) for v in map(_bound_to, frames[-1].stack) if isinstance(v, _CONTAINERS)}
+    if not held:
+        return False
+    references = {}
+    for frame in frames:
+        values = [*frame.locals.values(), *map(_bound_to, frame.stack)]
+        values += [c.cell_contents for c in frame.cells.values() if _cell_full(c)]
+        for value in values:
+            if id(value) in held:
+                references[id(value)] = references.get(id(value), 0) + 1
+    return any(count > 1 for count in references.values())
+
+
+def _cell_full(cell):
+    try:
+        cell.cell_contents  # noqa: B018 - reading it is the test
+        return True
+    except ValueError:
+        return False
 
 
 class _NoHandler(RuntimeError):
@@ -135,21 +167,34 @@ class RealRunner:
 
     # ---- driving ------------------------------------------------------------------------------
     def run_break(self):
-        """Run the instruction the trace stopped before. If it was a LOAD_METHOD, run on
-        through the call it starts, so the next trace begins with the call's result. If it
-        raised into a handler, stop there: the next trace begins at the handler."""
+        """Run the instruction the trace stopped before: a LOAD_METHOD with the call it
+        starts (the next trace begins with the call's result); a loop's back edge with the
+        real iterator's next step. Then run on while the stack holds a list, dict or set
+        (or a method bound to one) that a variable also holds: the next trace would lift
+        the two as two copies and miss through one a change made through the other
+        (``acc.append(f(acc))`` breaking at ``f``). Stop at a handler an exception was
+        raised into: the next trace begins there."""
         frame = self.frames[-1]
         depth = len(frame.stack)
         first = self._guarded_step(frame)
         if first is None:
             return
-        if first.opname == "LOAD_METHOD":
+        if first.opname == "LOAD_METHOD":   # a method the trace could not read: run its call too
             while True:
                 inst = self._guarded_step(frame)
-                if inst is None or (inst.opname in _CALL_OPCODES and len(frame.stack) == depth):
+                if inst is None:
                     return
+                if inst.opname in _CALL_OPCODES and len(frame.stack) == depth:
+                    break
         elif first.opname.startswith("JUMP_BACKWARD") and frame.instructions[frame.ip].opname == "FOR_ITER":
             self._guarded_step(frame)  # a loop boundary: advance the real iterator here, not in a trace
+            return
+        for _ in range(_MAX_EXTRA_STEPS):
+            if self.frames[-1] is not frame or frame.instructions[frame.ip].opname == "RETURN_VALUE" or \
+                    not _container_aliased_on_stack(self.frames):
+                return
+            if self._guarded_step(frame) is None:
+                return
 
     def finish_frames(self):
         """Run every frame to its end for real (used when tracing cannot resume)."""

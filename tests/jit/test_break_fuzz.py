@@ -2,18 +2,27 @@
 (print, data-dependent branches, .item(), float(), unsupported NumPy, list side
 effects, loops around breaks): the default mode must return what plain Python returns,
 print the same text in the same order, and leave the inputs in the same state. Half the
-runs keep arrays device-resident across breaks (as off the CPU), on CPU tensors."""
+runs keep arrays device-resident across breaks (as off the CPU), on CPU tensors.
+
+The control-flow fuzzer (``tests/program_fuzz.py``) puts those breaks inside try/except/
+else/finally, with blocks, comprehensions, generator expressions, loops with break and
+continue, closures, walrus and mutable defaults, and compares everything observable with
+CPython over two calls (the second from the caches). ``BREAK_FUZZ_EXAMPLES=500`` runs
+more examples locally."""
 import contextlib
 import copy
 import io
+import os
 from unittest import mock
 
 import numpy as np
-from hypothesis import given, settings
+import pytest
+from hypothesis import example, given, note, settings
 from hypothesis import strategies as st
 
 import npcompile
 from npcompile.trace import resident as residency
+from tests import program_fuzz
 from tests.oracle import assert_same
 
 CAPTURABLE = ["x = x * 1.5 - y", "y = np.sin(x) + y", "x = np.maximum(x, y) / 2",
@@ -25,6 +34,7 @@ UNCAPTURABLE = ["print('x sum', round(float(x.sum()), 6))",
                 "y = np.sort(np.unique(np.round(y, 1)))[:1] + y",
                 "npcompile.graph_break()",
                 "for i in range(2):\n        print('loop', i)\n        x = x + i"]
+MORE_EXAMPLES = int(os.environ.get("BREAK_FUZZ_EXAMPLES", "0")) or None
 
 
 @st.composite
@@ -54,3 +64,39 @@ def test_breaks_anywhere_match_plain_python(source, seed, resident):
         assert actual_out.getvalue() == expected_out.getvalue(), source
         assert_same(expected, actual, rtol=1e-9)
         assert_same(expected_args, actual_args, rtol=1e-9, path="inputs after the call")
+
+
+def assert_same_behaviour(expected, actual):
+    """Two ``program_fuzz.run`` reports agree on everything observable."""
+    assert actual["stdout"] == expected["stdout"], "stdout differs"
+    assert actual["raised"] == expected["raised"], "exception differs"
+    for key in ("result", "log", "acc", "x after", "y after"):
+        assert_same(expected[key], actual[key], rtol=1e-9, path=key)
+    assert actual["lock held"] == expected["lock held"], "lock state differs"
+
+
+def check_program(source, seed, resident=False, backend="eager"):
+    """``source``'s program, plain and jitted, called twice (the second from the caches)."""
+    note(source)
+    plain, traced = program_fuzz.build(source), program_fuzz.build(source)
+    jitted = npcompile.jit(traced, backend=backend)
+    for call in range(2):
+        x, y = program_fuzz.arguments(seed + call)
+        expected = program_fuzz.run(plain, plain, x, y)
+        with mock.patch.object(residency, "keeps_resident", lambda device: resident):
+            actual = program_fuzz.run(jitted, traced, x, y)
+        note(f"call {call}: CPython {expected}\njit {actual}")
+        assert_same_behaviour(expected, actual)
+
+
+@settings(max_examples=MORE_EXAMPLES) if MORE_EXAMPLES else (lambda f: f)
+@given(program_fuzz.programs(), st.integers(0, 2**16), st.booleans())
+def test_control_flow_around_breaks_matches_cpython(source, seed, resident):
+    check_program(source, seed, resident)
+
+
+@pytest.mark.inductor
+@settings(max_examples=2)
+@given(program_fuzz.programs(max_statements=2), st.integers(0, 2**16))
+def test_control_flow_around_breaks_under_inductor(source, seed):
+    check_program(source, seed, backend="inductor")

@@ -1,0 +1,249 @@
+"""Random Python programs for differential tests of control flow around graph breaks.
+
+A program is one function ``program(x, y, log, lock, acc=[])`` over two float arrays, a
+log list, an ``RLock`` and a mutable default. Its statements mix NumPy work the tracer
+captures with graph breaks (print, ``npcompile.graph_break()``, disabled functions,
+data-dependent branches and conversions), nested in ``try/except/else/finally`` (raising
+caught and uncaught exceptions of several classes, ``raise ... from``, bare re-raise),
+``with`` over a recording context manager (it logs enter/exit and the exception it saw,
+and sometimes suppresses it) or the lock, comprehensions and generator expressions,
+``for``/``while`` loops with ``break``/``continue``, walrus, closures and early returns.
+
+``run`` executes a program and reports everything observable: stdout, the result or the
+exception (class, message, cause, context), the log, the lock, the default list and the
+arrays afterwards. Plain CPython is the oracle for the jitted run.
+"""
+import contextlib
+import copy
+import io
+import threading
+
+import numpy as np
+from hypothesis import strategies as st
+
+import npcompile
+
+
+class FuzzError(Exception):
+    """A user-defined exception class."""
+
+
+class Recorder:
+    """A context manager that logs what it sees and suppresses the exception if told."""
+
+    def __init__(self, log, tag, suppress=False):
+        self.log = log
+        self.tag = tag
+        self.suppress = suppress
+
+    def __enter__(self):
+        self.log.append(("enter", self.tag))
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        self.log.append(("exit", self.tag, None if kind is None else kind.__name__,
+                         None if value is None else str(value), traceback is None))
+        return self.suppress
+
+
+@npcompile.disable
+def opaque(v):
+    """Code the tracer must not enter: a call to it is a graph break."""
+    return v * 2.0
+
+
+@npcompile.disable
+def opaque_raise(v):
+    raise KeyError(f"opaque {v.shape[0]}")
+
+
+HELPERS = '''
+def helper_raise(v, k):
+    print("helper", k)
+    if k >= 0:
+        raise FuzzError(f"helper {k}")
+    return v
+
+
+def helper_add(v):
+    return v + 1.0
+'''
+
+CAPTURED = ["x = x * 1.5 - y", "y = np.sin(x) + y", "x = np.maximum(x, y) / 2", "z = x.sum() * y",
+            "y = np.cumsum(y)", "x[0] = x[0] + 1", "n = n + 1", "x = helper_add(x)"]
+BREAKS = ["print('p', round(float(x.sum()), 6))", "npcompile.graph_break()", "z = opaque(x)",
+          "log.append(round(float(y[0]), 6))", "n = int(abs(x).max().item() * 10) % 3",
+          "print('n', n, sep='=')"]
+EXCEPTIONS = ["ValueError", "KeyError", "FuzzError", "ZeroDivisionError", "IndexError"]
+RAISES = ["raise {E}('r{t}')", "raise {E}('r{t}') from {E2}('c{t}')", "raise {E}('r{t}') from None",
+          "raise {E}", "if x[0] > 0:\n    raise {E}('d{t}')", "z = helper_raise(x, n)", "z = opaque_raise(x)",
+          "z = {{}}['m{t}']", "z = [1, 2][n + 5]", "z = 1 / (n - n)"]
+COMPREHENSIONS = ["z = [round(float(v), 6) for v in x if v > 0]", "z = [round(float(v) * 2, 6) for v in y]",
+                  "z = {i: round(float(v), 6) for i, v in enumerate(x)}", "z = {int(v > 0) for v in y}",
+                  "z = sum(v * v for v in x)", "z = any(v > 1 for v in x)", "z = [print('c', i) or i for i in range(2)]",
+                  "z = list(np.abs(v) for v in x)", "z = sorted(round(float(v), 6) for v in y)",
+                  "for t in (v + 1 for v in y):\n    log.append(round(float(t), 6))",
+                  "z = [w for v in x if (w := round(float(v), 3)) > 0]",
+                  "z = [(lambda q: q * 2)(v) for v in range(n, n + 2)]"]
+WALRUS = ["if (n := len(log)) > 1:\n    y = y + n", "z = (m := float(x[0])) * 2 + m"]
+DEFAULTS = ["acc.append(len(acc))", "acc.append(round(float(x.sum()), 3))", "del acc[:-3]"]
+CLOSURES = ["def inner(v):\n    return v * 2 + y\nx = inner(x)",
+            "def inner2(v):\n    print('inner', n)\n    return v + 1\nx = inner2(x)",
+            "def bump():\n    nonlocal n\n    n = n + 1\nbump()"]
+IN_HANDLER = ["log.append(('caught', type(e).__name__, str(e)))", "raise", "raise FuzzError('wrapped') from e",
+              "log.append(sys.exc_info()[0].__name__)", "print('handling', type(e).__name__)",
+              "raise ValueError('inside handler')"]
+RETURN = "return x, y, z, n"
+
+
+def indent(lines, prefix="    "):
+    return [prefix + line for line in lines]
+
+
+class _Context:
+    """What a statement may refer to where it is drawn."""
+
+    def __init__(self, depth=0, loop=None, handler=False, tags=None):
+        self.depth, self.loop, self.handler = depth, loop, handler
+        self.tags = tags if tags is not None else [0]
+
+    def tag(self):
+        self.tags[0] += 1
+        return self.tags[0]
+
+    def inside(self, **changes):
+        child = _Context(self.depth + 1, self.loop, self.handler, self.tags)
+        for name, value in changes.items():
+            setattr(child, name, value)
+        return child
+
+
+def _leaf(draw, ctx):
+    kind = draw(st.sampled_from(["captured", "break", "raise", "comprehension", "walrus", "default", "closure",
+                                 "return", "loop_control", "handler"]))
+    if kind == "captured":
+        return draw(st.sampled_from(CAPTURED)).split("\n")
+    if kind == "break":
+        return draw(st.sampled_from(BREAKS)).split("\n")
+    if kind == "raise":
+        template = draw(st.sampled_from(RAISES))
+        names = dict(E=draw(st.sampled_from(EXCEPTIONS)), E2=draw(st.sampled_from(EXCEPTIONS)), t=ctx.tag())
+        return template.format(**names).split("\n")
+    if kind == "comprehension":
+        return draw(st.sampled_from(COMPREHENSIONS)).split("\n")
+    if kind == "walrus":
+        return draw(st.sampled_from(WALRUS)).split("\n")
+    if kind == "default":
+        return draw(st.sampled_from(DEFAULTS)).split("\n")
+    if kind == "closure":
+        return draw(st.sampled_from(CLOSURES)).split("\n")
+    if kind == "return":
+        condition = draw(st.sampled_from([None, "x[1] > 0", "n > 0"]))
+        return [RETURN] if condition is None else [f"if {condition}:", "    " + RETURN]
+    if kind == "loop_control" and ctx.loop is not None:
+        action = draw(st.sampled_from(["break", "continue"]))
+        condition = draw(st.sampled_from([f"{ctx.loop} == 1", "x[2] > 0"]))
+        return [f"if {condition}:", f"    {action}"]
+    if kind == "handler" and ctx.handler:
+        return draw(st.sampled_from(IN_HANDLER)).split("\n")
+    return draw(st.sampled_from(CAPTURED + BREAKS)).split("\n")
+
+
+def _body(draw, ctx, min_size=1, max_size=3):
+    lines = []
+    for _ in range(draw(st.integers(min_size, max_size))):
+        lines += _statement(draw, ctx)
+    return lines
+
+
+def _try(draw, ctx):
+    lines = ["try:"] + indent(_body(draw, ctx.inside()))
+    for k in range(draw(st.integers(0 if draw(st.booleans()) else 1, 2))):
+        caught = draw(st.sampled_from(EXCEPTIONS + ["Exception", "(ValueError, FuzzError)", "(KeyError, IndexError)"]))
+        lines += [f"except {caught} as e:"] + indent(_body(draw, ctx.inside(handler=True), max_size=2))
+    has_except = any(line.startswith("except") for line in lines)
+    if has_except and draw(st.booleans()):
+        lines += ["else:"] + indent(_body(draw, ctx.inside(), max_size=2))
+    if not has_except or draw(st.booleans()):
+        lines += ["finally:"] + indent(_body(draw, ctx.inside(), max_size=2))
+    return lines
+
+
+def _with(draw, ctx):
+    if draw(st.integers(0, 3)) == 0:
+        header = "with lock:"
+    else:
+        header = f"with Recorder(log, 'w{ctx.tag()}', suppress={draw(st.booleans())}) as r:"
+    return [header] + indent(_body(draw, ctx.inside()))
+
+
+def _loop(draw, ctx):
+    name = f"i{ctx.depth}"
+    if draw(st.booleans()):
+        return [f"for {name} in range(2):"] + indent(_body(draw, ctx.inside(loop=name)))
+    return [f"{name} = 0", f"while {name} < 2:", f"    {name} += 1"] + indent(_body(draw, ctx.inside(loop=name)))
+
+
+def _branch(draw, ctx):
+    condition = draw(st.sampled_from(["x.sum() > 0", "n % 2 == 0", "len(log) > 1"]))
+    lines = [f"if {condition}:"] + indent(_body(draw, ctx.inside(), max_size=2))
+    if draw(st.booleans()):
+        lines += ["else:"] + indent(_body(draw, ctx.inside(), max_size=2))
+    return lines
+
+
+def _statement(draw, ctx):
+    if ctx.depth >= 2 or draw(st.integers(0, 2)) > 0:
+        return _leaf(draw, ctx)
+    return draw(st.sampled_from([_try, _with, _loop, _branch]))(draw, ctx)
+
+
+@st.composite
+def programs(draw, max_statements=4):
+    """Source of a module defining ``program`` (and the helpers it calls)."""
+    body = _body(draw, _Context(), min_size=1, max_size=max_statements)
+    lines = ["def program(x, y, log, lock, acc=[]):", "    z = 0", "    n = 0"] + indent(body) + ["    " + RETURN]
+    return HELPERS + "\n\n" + "\n".join(lines) + "\n"
+
+
+def namespace():
+    import sys
+    return {"np": np, "npcompile": npcompile, "sys": sys, "FuzzError": FuzzError, "Recorder": Recorder,
+            "opaque": opaque, "opaque_raise": opaque_raise}
+
+
+def build(source):
+    """A fresh ``program`` function (its own default list) from ``source``."""
+    scope = namespace()
+    exec(compile(source, "<program-fuzz>", "exec"), scope)
+    return scope["program"]
+
+
+def describe_exception(exc, depth=0):
+    """Class, message and the chain, as a comparable tuple."""
+    if exc is None:
+        return None
+    if depth > 2:
+        return (type(exc).__name__, str(exc))
+    return (type(exc).__name__, str(exc), describe_exception(exc.__cause__, depth + 1),
+            describe_exception(exc.__context__, depth + 1), exc.__suppress_context__)
+
+
+def arguments(seed):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(4), rng.standard_normal(4)
+
+
+def run(fn, program, x, y):
+    """Everything observable about one call of ``fn`` (``program`` or its jitted self) on
+    copies of ``x`` and ``y``."""
+    x, y = copy.deepcopy(x), copy.deepcopy(y)
+    log, lock, out = [], threading.RLock(), io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            result, raised = fn(x, y, log, lock), None
+        except Exception as exc:  # noqa: BLE001 - compared with plain Python's
+            result, raised = None, describe_exception(exc)
+    held = repr(lock).startswith("<locked")
+    return {"stdout": out.getvalue(), "result": result, "raised": raised, "log": log, "lock held": held,
+            "acc": copy.deepcopy(program.__defaults__[0]), "x after": x, "y after": y}
