@@ -1,7 +1,8 @@
 """Random Python programs for differential tests of control flow around graph breaks.
 
-A program is one function ``program(x, y, log, lock, acc=[])`` over two float arrays, a
-log list, an ``RLock`` and a mutable default. Its statements mix NumPy work the tracer
+A program is one function ``program(x, y, log, events, lock, acc=[])`` over two float
+arrays, a log list, the list a recording context manager writes to, an ``RLock`` and a
+mutable default. Its statements mix NumPy work the tracer
 captures with graph breaks (print, ``npcompile.graph_break()``, disabled functions,
 data-dependent branches and conversions), nested in ``try/except/else/finally`` (raising
 caught and uncaught exceptions of several classes, ``raise ... from``, bare re-raise),
@@ -10,8 +11,12 @@ and sometimes suppresses it) or the lock, comprehensions and generator expressio
 ``for``/``while`` loops with ``break``/``continue``, walrus, closures and early returns.
 
 ``run`` executes a program and reports everything observable: stdout, the result or the
-exception (class, message, cause, context), the log, the lock, the default list and the
-arrays afterwards. Plain CPython is the oracle for the jitted run.
+exception (class, message, cause, context), the log, the events, the lock, the default
+list and the arrays afterwards. Plain CPython is the oracle for the jitted run.
+
+The recording manager writes to ``events``, which the program never reads itself: a list
+reached both as a variable and through an object's attribute is the tracer's aliasing
+bug, kept as an expected failure in test_breaks_control_flow.py until it is fixed.
 """
 import contextlib
 import copy
@@ -80,7 +85,8 @@ RAISES = ["raise {E}('r{t}')", "raise {E}('r{t}') from {E2}('c{t}')", "raise {E}
           "z = {{}}['m{t}']", "z = [1, 2][n + 5]", "z = 1 / (n - n)"]
 COMPREHENSIONS = ["z = [round(float(v), 6) for v in x if v > 0]", "z = [round(float(v) * 2, 6) for v in y]",
                   "z = {i: round(float(v), 6) for i, v in enumerate(x)}", "z = {int(v > 0) for v in y}",
-                  "z = sum(v * v for v in x)", "z = any(v > 1 for v in x)", "z = [print('c', i) or i for i in range(2)]",
+                  "z = sum(v * v for v in x)", "z = any(v > 1 for v in x)",
+                  "z = [print('c', i) or i for i in range(2)]",
                   "z = list(np.abs(v) for v in x)", "z = sorted(round(float(v), 6) for v in y)",
                   "for t in (v + 1 for v in y):\n    log.append(round(float(t), 6))",
                   "z = [w for v in x if (w := round(float(v), 3)) > 0]",
@@ -157,9 +163,19 @@ def _body(draw, ctx, min_size=1, max_size=3):
 
 
 def _try(draw, ctx):
-    lines = ["try:"] + indent(_body(draw, ctx.inside()))
-    for k in range(draw(st.integers(0 if draw(st.booleans()) else 1, 2))):
-        caught = draw(st.sampled_from(EXCEPTIONS + ["Exception", "(ValueError, FuzzError)", "(KeyError, IndexError)"]))
+    """A try statement; half the time its body raises (at a random place, after a break
+    or not) an exception that one of its handlers catches more often than not."""
+    body = _body(draw, ctx.inside())
+    raised = draw(st.sampled_from(EXCEPTIONS))
+    if draw(st.booleans()):
+        template = draw(st.sampled_from(RAISES[:5]))
+        statement = template.format(E=raised, E2=draw(st.sampled_from(EXCEPTIONS)), t=ctx.tag()).split("\n")
+        at = draw(st.integers(0, len(body)))
+        body = body[:at] + statement + body[at:] if at == len(body) or not body[at].startswith(" ") else \
+            body + statement
+    lines = ["try:"] + indent(body)
+    for _ in range(draw(st.integers(0 if draw(st.booleans()) else 1, 2))):
+        caught = draw(st.sampled_from([raised, raised, "Exception", f"({raised}, FuzzError)"] + EXCEPTIONS))
         lines += [f"except {caught} as e:"] + indent(_body(draw, ctx.inside(handler=True), max_size=2))
     has_except = any(line.startswith("except") for line in lines)
     if has_except and draw(st.booleans()):
@@ -173,7 +189,7 @@ def _with(draw, ctx):
     if draw(st.integers(0, 3)) == 0:
         header = "with lock:"
     else:
-        header = f"with Recorder(log, 'w{ctx.tag()}', suppress={draw(st.booleans())}) as r:"
+        header = f"with Recorder(events, 'w{ctx.tag()}', suppress={draw(st.booleans())}) as r:"
     return [header] + indent(_body(draw, ctx.inside()))
 
 
@@ -202,7 +218,8 @@ def _statement(draw, ctx):
 def programs(draw, max_statements=4):
     """Source of a module defining ``program`` (and the helpers it calls)."""
     body = _body(draw, _Context(), min_size=1, max_size=max_statements)
-    lines = ["def program(x, y, log, lock, acc=[]):", "    z = 0", "    n = 0"] + indent(body) + ["    " + RETURN]
+    header = ["def program(x, y, log, events, lock, acc=[]):", "    z = 0", "    n = 0"]
+    lines = header + indent(body) + ["    " + RETURN]
     return HELPERS + "\n\n" + "\n".join(lines) + "\n"
 
 
@@ -238,12 +255,13 @@ def run(fn, program, x, y):
     """Everything observable about one call of ``fn`` (``program`` or its jitted self) on
     copies of ``x`` and ``y``."""
     x, y = copy.deepcopy(x), copy.deepcopy(y)
-    log, lock, out = [], threading.RLock(), io.StringIO()
+    log, events, lock, out = [], [], threading.RLock(), io.StringIO()
     with contextlib.redirect_stdout(out):
         try:
-            result, raised = fn(x, y, log, lock), None
+            result, raised = fn(x, y, log, events, lock), None
         except Exception as exc:  # noqa: BLE001 - compared with plain Python's
             result, raised = None, describe_exception(exc)
     held = repr(lock).startswith("<locked")
-    return {"stdout": out.getvalue(), "result": result, "raised": raised, "log": log, "lock held": held,
+    return {"stdout": out.getvalue(), "result": result, "raised": raised, "log": log, "events": events,
+            "lock held": held,
             "acc": copy.deepcopy(program.__defaults__[0]), "x after": x, "y after": y}

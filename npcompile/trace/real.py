@@ -106,10 +106,9 @@ class RealRunner:
     def load_global(self, frame, name):
         if name in frame.globals:
             return frame.globals[name]
-        try:
-            return getattr(builtins, name)
-        except AttributeError:
-            raise NameError(f"name '{name}' is not defined") from None
+        if not hasattr(builtins, name):   # raised outside an except clause: no stray __context__
+            raise NameError(f"name '{name}' is not defined")
+        return getattr(builtins, name)
 
     def store_global(self, frame, name, value):
         frame.globals[name] = value

@@ -17,7 +17,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from hypothesis import example, given, note, settings
+from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 import npcompile
@@ -70,13 +70,14 @@ def assert_same_behaviour(expected, actual):
     """Two ``program_fuzz.run`` reports agree on everything observable."""
     assert actual["stdout"] == expected["stdout"], "stdout differs"
     assert actual["raised"] == expected["raised"], "exception differs"
-    for key in ("result", "log", "acc", "x after", "y after"):
+    for key in ("result", "log", "events", "acc", "x after", "y after"):
         assert_same(expected[key], actual[key], rtol=1e-9, path=key)
     assert actual["lock held"] == expected["lock held"], "lock state differs"
 
 
-def check_program(source, seed, resident=False, backend="eager"):
-    """``source``'s program, plain and jitted, called twice (the second from the caches)."""
+def check_program(source, seed, resident=False, backend="eager", note=note):
+    """``source``'s program, plain and jitted, called twice (the second from the caches);
+    ``note`` records what a failure report shows (hypothesis's, or print outside a test)."""
     note(source)
     plain, traced = program_fuzz.build(source), program_fuzz.build(source)
     jitted = npcompile.jit(traced, backend=backend)
