@@ -11,13 +11,30 @@ def eager(gm, example_inputs):
     return gm
 
 
+def fake_mode_of(gm, example_inputs):
+    """The fake mode a captured graph was traced in: from the tracing context or the
+    example inputs, else from the fake values make_fx recorded on the graph's nodes (a
+    graph may have no tensor inputs at all: ``np.sqrt(2.0)``, ``np.ones((n, n)).sum()``)."""
+    from torch._subclasses.fake_tensor import FakeTensor, FakeTensorMode
+
+    mode = torch._guards.detect_fake_mode(example_inputs)
+    if mode is not None:
+        return mode
+    values = [node.meta.get("val") for node in gm.graph.nodes]
+    mode = next((v.fake_mode for v in values if isinstance(v, FakeTensor)), None)
+    if mode is not None:
+        return mode
+    shape_env = next((v.node.shape_env for v in values if isinstance(v, torch.SymInt)), None)
+    return FakeTensorMode(shape_env=shape_env, allow_non_fake_inputs=True)
+
+
 def aot_eager(gm, example_inputs):
     """Functionalize and decompose the graph ahead of time, then run it with torch."""
     from torch._decomp import core_aten_decompositions
-    from torch.fx.experimental.proxy_tensor import make_fx
     from torch.func import functionalize
+    from torch.fx.experimental.proxy_tensor import make_fx
 
-    with torch._guards.detect_fake_mode(example_inputs) or contextlib.nullcontext():
+    with fake_mode_of(gm, example_inputs) or contextlib.nullcontext():
         functional = make_fx(functionalize(gm, remove="mutations_and_views"),
                              decomposition_table=core_aten_decompositions())(*example_inputs)
     return functional
@@ -31,7 +48,7 @@ def inductor(gm, example_inputs):
     more than the kernels of a small function); any other graph takes the full entry
     point Inductor offers for graphs captured without Dynamo, which handles mutation
     and aliasing."""
-    from torch._guards import TracingContext, detect_fake_mode, tracing
+    from torch._guards import TracingContext, tracing
     from torch._inductor import compile as inductor_compile
     from torch._inductor.compile_fx import compile_fx_inner
     from torch._inductor.decomposition import select_decomp_table
@@ -40,7 +57,7 @@ def inductor(gm, example_inputs):
 
     from .passes.pipeline import post_grad_passes
 
-    fake_mode = detect_fake_mode(example_inputs)
+    fake_mode = fake_mode_of(gm, example_inputs)
     passes = post_grad_passes()
     with tracing(TracingContext(fake_mode)), passes:
         if not _is_pure(gm):

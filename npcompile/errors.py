@@ -42,9 +42,17 @@ class RestartTrace(Exception):
 
 
 class RerunUncompiled(Exception):
-    """Internal: this call (or segment) must run as written: the compiled graph raised,
-    or a value check NumPy makes failed, and NumPy's own error belongs in user code."""
+    """Internal: this call (or segment) must run as written: a value check NumPy makes
+    failed, an input the graph writes into is read-only, or the compiled graph raised
+    (``failure``: that exception, when it was the compiler's fault rather than the data's),
+    and NumPy's own behaviour belongs in user code."""
+
+    def __init__(self, failure=None):
+        super().__init__()
+        self.failure = failure
 
 
 class BackendFailed(RuntimeError):
-    """The backend could not compile a captured graph."""
+    """A failure inside the compiler (tracing, guards, the backend, or a compiled graph
+    raising where NumPy does not), raised only in strict mode (``fullgraph=True`` or
+    ``config.strict_compile``); otherwise that part of the call runs uncompiled."""

@@ -1,0 +1,229 @@
+"""Cache entries: what one captured segment becomes, and its generated call function.
+
+A ``CompiledEntry`` holds the guards, the compiled graph and ``fast``, one generated
+function that checks the guards, checks that inputs the graph writes into are writeable,
+feeds the graph, and builds NumPy's results (views of read-only inputs read-only). A
+``FallbackEntry`` stands for states that run in real Python. An entry never keeps the
+caller's arrays alive: once compiled, each input's example is replaced by a stand-in of
+the same type, dtype and shape that owns one element.
+"""
+import numpy
+import torch
+
+from ..errors import BackendFailed, RerunUncompiled
+from ..trace.resident import DeviceArray
+from . import devices, failures, layouts, read_only
+from .graph_effects import GraphEffects
+
+MISS = object()
+
+
+class CompiledEntry:
+    """A captured segment: its guards, its compiled graph, and ``fast``."""
+
+    def __init__(self, guard, compiled, capture_, times, break_record, write=None, transfers=0):
+        self.guard = guard
+        self.compiled = compiled
+        self.capture = capture_
+        self.times = times
+        self.break_record = break_record    # the break this segment stops before, or None
+        self.write = write                  # writes mutated NumPy inputs back (off the CPU)
+        self.transfers = transfers          # host<->device copies one run of this segment makes
+        self.fast = None                    # set by ``prepare`` (it refers to the entry)
+        self.effects = GraphEffects(capture_.gm)
+        self.label = "a graph"
+        self.fullgraph = False
+        self.proven = False                 # ran once without raising
+        self._context = None
+
+    def prepare(self, globals_dict, closure, device, label, fullgraph):
+        """Generate ``fast`` (then drop the examples that would keep arrays alive)."""
+        cap = self.capture
+        self.label, self.fullgraph = label, fullgraph
+        numpy_inputs = [i for i, inp in enumerate(cap.inputs) if isinstance(inp.example, numpy.ndarray)]
+        self._context = dict(globals_dict=globals_dict, closure=closure, device=device,
+                             inputs=_input_tuple(cap.inputs, device),
+                             written_numpy=[cap.inputs[i].source.expr for i in self.effects.written
+                                            if i in numpy_inputs],
+                             views={k: [cap.inputs[i].source.expr for i in bases if i in numpy_inputs]
+                                    for k, bases in self.effects.views.items()})
+        self.proven = not self.effects.written
+        self.fast = _fast_path(self, self.compiled)
+        _forget_examples(cap)
+
+    def run(self, L, fallback):
+        """Run for state ``L`` (whose guards passed); ``fallback`` runs it as written."""
+        fast = self.fast
+        if fast is None:      # demoted: this segment runs as written
+            return fallback()
+        try:
+            result = fast(L)
+        except RerunUncompiled as rerun:
+            return self.rerun(rerun, fallback)
+        if result is MISS:   # a guard rejecting what it was built from: a bug, never a wrong result
+            failures.warn("a graph's guards reject the call it was compiled for (a bug: please report "
+                          "it); running the call uncompiled", stacklevel=3)
+            return fallback()
+        return result
+
+    def rerun(self, rerun, fallback):
+        """The segment runs as written (``fallback``): a value check NumPy makes failed,
+        an input to write into is read-only, or the graph raised (``rerun.failure``; the
+        inputs are as they were before it ran), which demotes it first."""
+        if rerun.failure is not None:
+            self.demote(rerun.failure)
+        return fallback()
+
+    def recover(self, exc):
+        """The graph raised while running. Unless it may have written part of its
+        writes into inputs, the segment reruns as written (``RerunUncompiled``)."""
+        if isinstance(exc, RerunUncompiled):
+            raise exc
+        data_error = failures.is_data_error(exc)
+        if self.effects.written:   # proven (on probation it would have been restored)
+            if data_error:
+                raise numpy.linalg.LinAlgError(str(exc)) from exc
+            raise BackendFailed(f"{self.label} raised after it may have written part of its results into "
+                                f"its inputs, so it cannot be rerun: {failures.describe(exc)}") from exc
+        raise RerunUncompiled(None if data_error else exc) from exc
+
+    def demote(self, exc):
+        """The compiled graph raised where running it uncompiled does not: warn once and
+        run the captured graph op by op from now on (or, if that is what raised, run
+        the segment as written)."""
+        failures.failed(f"{self.label} raised when run", exc, self.fullgraph)
+        eager = self.capture.gm
+        if self.compiled is eager:
+            self.fast = None
+        else:
+            self.compiled = eager
+            self.proven = not self.effects.written
+            self.fast = _fast_path(self, eager)
+
+    def prove(self):
+        """The graph ran once without raising: stop copying the inputs it writes."""
+        if not self.proven:
+            self.proven = True
+            self.fast = _fast_path(self, self.compiled)
+
+
+class FallbackEntry:
+    """States for which tracing cannot go on: the rest of the call runs in real Python
+    and NumPy. Its guards are those collected before the stop, which is all the stop
+    depended on."""
+
+    compiled = None
+    fast = None
+
+    def __init__(self, guard, record, guards):
+        self.guard = guard
+        self.break_record = record
+        self.guards = guards
+
+    def run(self, L, fallback):
+        return fallback()
+
+
+def _input_tuple(inputs, device):
+    """Source of a tuple expression: the graph's input tensors from the segment's inputs."""
+    def tensor(inp):
+        if isinstance(inp.example, (torch.Tensor, int)):
+            return inp.source.expr
+        if isinstance(inp.example, DeviceArray):
+            return f"{inp.source.expr}.tensor"
+        if device.type == "cpu" and inp.example.dtype == numpy.complex128:
+            return f"_aligned(_t({inp.source.expr}))"
+        return f"_t({inp.source.expr})"
+
+    items = ", ".join(tensor(inp) for inp in inputs)
+    return f"({items}{',' if len(inputs) == 1 else ''})"
+
+
+def _to_tensor(device):
+    return torch.from_numpy if device.type == "cpu" else (lambda a: devices.host_to_device(a, device))
+
+
+def _fast_path(entry, compiled):
+    """Generated ``fast(L)`` for the hot path: guards, the writeable check, inputs, the
+    graph (through ``Probation`` until it has run once, if it writes into inputs) and
+    the results (MISS when a guard fails)."""
+    cap, context = entry.capture, entry._context
+    inputs = context["inputs"]
+    if not entry.proven:
+        compiled = failures.Probation(compiled, entry.effects.written, entry.prove)
+    boxed = getattr(compiled, "boxed", None)
+    call = f"boxed([{inputs[1:-1].rstrip(',')}])" if boxed is not None and entry.write is None \
+        else f"compiled(*{inputs})"
+    lines = ["try:",
+             f"    if not ({cap.guards.expression()}):",
+             "        return MISS",
+             "except Exception:",
+             "    return MISS"]
+    writeable = read_only.writeable_check(context["written_numpy"])
+    if writeable is not None:
+        lines += [f"if not ({writeable}):", "    raise RerunUncompiled()"]
+    if entry.write is not None:
+        lines.append(f"tensors = {inputs}")
+        call = "compiled(*tensors)"
+    lines += ["try:", f"    out = {call}", "except Exception as exc:", "    entry.recover(exc)"]
+    if entry.write is not None:
+        lines.append("entry.write(L, tensors)")
+    views = {k: bases for k, bases in context["views"].items() if bases} if not cap.tensor_outputs else {}
+    lines += read_only.mark_views(cap.output_plan.body(), views)
+    source = "def fast(L):\n" + "".join(f"    {line}\n" for line in lines)
+    globals_dict, closure, device = context["globals_dict"], context["closure"], context["device"]
+    namespace = cap.guards.namespace(globals_dict, closure)
+    namespace.update(cap.output_plan.namespace(globals_dict, closure, cap.tensor_outputs))
+    namespace.update(MISS=MISS, compiled=compiled, boxed=boxed, entry=entry, _t=_to_tensor(device),
+                     RerunUncompiled=RerunUncompiled, _view=read_only.view_converter(namespace["_array"]),
+                     _aligned=layouts.aligned_complex128)
+    exec(compile(source, "<npcompile call>", "exec"), namespace)
+    fast = namespace["fast"]
+    fast.source = source
+    return fast
+
+
+def transfers(cap, device):
+    """Copies between host and device per run: NumPy inputs in, NumPy results out,
+    mutated inputs written back (none when computing on the CPU). Arrays that stay on
+    the device across a break are not copied; the runtime counts those real code needs."""
+    if device.type == "cpu" or cap.tensor_outputs:
+        return 0
+    numpy_inputs = [i for i, inp in enumerate(cap.inputs) if isinstance(inp.example, numpy.ndarray)]
+    written_back = set(GraphEffects(cap.gm).written) & set(numpy_inputs)
+    return len(numpy_inputs) + cap.output_plan.array_outputs + cap.output_plan.host_copies + len(written_back)
+
+
+def writer(cap, globals_dict, closure, device):
+    """Generated ``write(L, tensors)``: NumPy inputs the graph writes into (also through
+    views) updated from their device copies (None on the CPU, where the graph writes into
+    the caller's memory)."""
+    if device.type == "cpu":
+        return None
+    lines = [f"    _back({cap.inputs[i].source.expr}, tensors[{i}])" for i in GraphEffects(cap.gm).written
+             if isinstance(cap.inputs[i].example, numpy.ndarray)]
+    if not lines:
+        return None
+    namespace = {"_back": devices.write_back, "G": globals_dict, "C": closure}
+    exec(compile("def write(L, tensors):\n" + "\n".join(lines) + "\n", "<npcompile write-back>", "exec"),
+         namespace)
+    return namespace["write"]
+
+
+def _stand_in(example):
+    """An object of ``example``'s type, dtype, shape (and device) owning one element."""
+    if isinstance(example, numpy.ndarray):
+        return numpy.broadcast_to(numpy.zeros((), example.dtype), example.shape)
+    if isinstance(example, torch.Tensor):
+        return torch.zeros((), dtype=example.dtype, device=example.device).expand(example.shape)
+    if isinstance(example, DeviceArray):
+        return DeviceArray(_stand_in(example.tensor))
+    return example
+
+
+def _forget_examples(cap):
+    """Compiled entries must not keep the caller's arrays (or the traceback of the break
+    the segment stops before, which holds the tracer and its arrays) alive."""
+    for inp in cap.inputs:
+        inp.example = _stand_in(inp.example)
+    cap.ends_in_break = None

@@ -1,0 +1,71 @@
+"""A failure inside the compiler is never the user's problem.
+
+Tracing, guard building, the backend, or a compiled graph raising where NumPy would not:
+that part of the call runs uncompiled instead (the captured graph op by op, or real
+NumPy), with one warning per graph naming the backend and the graph, and the result and
+every input end as NumPy leaves them. Only strict mode (``fullgraph=True`` or
+``config.strict_compile``) turns such a failure into ``npcompile.BackendFailed``.
+
+A graph that writes into its inputs and raises may have written part of what it meant
+to; rerunning the segment would apply those writes twice. So until such a graph has run
+once without raising, each run first copies the inputs it writes (``Probation``) and
+puts them back if it raises.
+"""
+import warnings
+
+import torch
+
+from .. import config
+from ..errors import BackendFailed, RerunUncompiled
+
+
+def strict(fullgraph):
+    """Whether a compiler failure is raised (``BackendFailed``) instead of run around."""
+    return bool(fullgraph or getattr(config, "strict_compile", False))
+
+
+def describe(exc):
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0][:300] if text else ''}"
+
+
+def warn(message, stacklevel=2):
+    warnings.warn(f"npcompile: {message}", stacklevel=stacklevel + 1)
+
+
+def failed(what, exc, fullgraph):
+    """A failure in compiler stage ``what``: raise it in strict mode, else warn once (the
+    caller remembers it happened) and let the caller run that part uncompiled."""
+    if strict(fullgraph):
+        raise BackendFailed(f"{what} failed: {describe(exc)}") from exc
+    warn(f"{what} failed ({describe(exc)}); running that graph eagerly (uncompiled) instead", stacklevel=3)
+
+
+def is_data_error(exc):
+    """Errors a graph raises because of the data, where NumPy raises too (a singular
+    matrix): not the compiler's fault, so no warning and the graph stays compiled."""
+    return isinstance(exc, torch._C._LinAlgError)
+
+
+class Probation:
+    """Calls a compiled graph that writes into inputs ``written`` (indices of its input
+    tensors), copying those inputs first until one run succeeds. If the graph raises,
+    the copies are written back and ``RerunUncompiled`` carries the failure, so the
+    segment reruns from the state it started from. ``on_success`` is told once."""
+
+    def __init__(self, compiled, written, on_success):
+        self.compiled = compiled
+        self.written = written
+        self.on_success = on_success
+
+    def __call__(self, *tensors):
+        saved = [(tensors[i], tensors[i].clone()) for i in self.written if isinstance(tensors[i], torch.Tensor)]
+        try:
+            out = self.compiled(*tensors)
+        except Exception as exc:
+            with torch.no_grad():
+                for tensor, copy in saved:
+                    tensor.copy_(copy)
+            raise RerunUncompiled(None if is_data_error(exc) else exc) from exc
+        self.on_success()
+        return out

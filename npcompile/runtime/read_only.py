@@ -1,0 +1,70 @@
+"""Read-only NumPy arrays stay read-only under ``jit``.
+
+``torch.from_numpy`` ignores the writeable flag (and on a read-only memory map a write
+is a segmentation fault), and a tensor has no such flag to hand back. So the runtime
+keeps NumPy's rules itself, from what the graph is known to do (``GraphEffects``):
+before a graph that writes into an input runs, that input must be writeable, or the
+segment runs as written and NumPy raises its ValueError at the exact point; and an
+output that is a view of a read-only input comes back read-only, as NumPy's view would.
+Both are generated into each entry's call function and cost nothing for graphs that
+neither write into inputs nor return views of them.
+"""
+import re
+import warnings
+
+import numpy
+import torch
+
+_CONVERSION = re.compile(r"_array\(out\[(\d+)\]\)")
+
+
+def writeable_check(sources):
+    """Condition (source) that every NumPy input the graph writes into is writeable;
+    ``sources``: their expressions. None when there are none."""
+    if not sources:
+        return None
+    return " and ".join(f"{expr}.flags.writeable" for expr in sources)
+
+
+def mark_views(lines, view_sources):
+    """``lines`` (an output plan's conversions) with each output that views NumPy inputs
+    converted by ``_view(out[k], (bases...))``; ``view_sources``: output index -> the
+    expressions of the inputs it is a view of."""
+    def replace(match):
+        bases = view_sources.get(int(match.group(1)))
+        if not bases:
+            return match.group(0)
+        return f"_view(out[{match.group(1)}], ({', '.join(bases)},))"
+
+    return [_CONVERSION.sub(replace, line) for line in lines]
+
+
+def view_converter(to_array):
+    """``_view(tensor, bases)``: the NumPy array of an output viewing ``bases``,
+    read-only when one of them is."""
+    def _view(tensor, bases):
+        array = to_array(tensor)
+        for base in bases:
+            if not base.flags.writeable:
+                array.flags.writeable = False
+                break
+        return array
+
+    return _view
+
+
+_silenced = []
+
+
+def silence_torch_warning():
+    """torch warns once per process, the first time ``from_numpy`` meets a read-only
+    array, that writing through the tensor is undefined. npcompile never writes through
+    such a tensor, so that one warning is spent here, once, where no one sees it,
+    instead of on a user's call."""
+    if not _silenced:
+        _silenced.append(True)
+        frozen = numpy.zeros(1)
+        frozen.flags.writeable = False
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.from_numpy(frozen)
