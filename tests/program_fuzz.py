@@ -7,8 +7,9 @@ captures with graph breaks (print, ``npcompile.graph_break()``, disabled functio
 data-dependent branches and conversions), nested in ``try/except/else/finally`` (raising
 caught and uncaught exceptions of several classes, ``raise ... from``, bare re-raise),
 ``with`` over a recording context manager (it logs enter/exit and the exception it saw,
-and sometimes suppresses it) or the lock, comprehensions and generator expressions,
-``for``/``while`` loops with ``break``/``continue``, walrus, closures and early returns.
+and sometimes suppresses it) or the lock, comprehensions, generator expressions and a
+generator function, ``for``/``while`` loops with ``break``/``continue``, ``match``,
+walrus, closures and early returns.
 
 ``run`` executes a program and reports everything observable: stdout, the result or the
 exception (class, message, cause, context), the log, the events, the lock, the default
@@ -72,6 +73,12 @@ def helper_raise(v, k):
 
 def helper_add(v):
     return v + 1.0
+
+
+def items(v, log):
+    for i in range(2):
+        log.append(("item", i))
+        yield round(float(v[i]), 6)
 '''
 
 CAPTURED = ["x = x * 1.5 - y", "y = np.sin(x) + y", "x = np.maximum(x, y) / 2", "z = x.sum() * y",
@@ -90,7 +97,15 @@ COMPREHENSIONS = ["z = [round(float(v), 6) for v in x if v > 0]", "z = [round(fl
                   "z = list(np.abs(v) for v in x)", "z = sorted(round(float(v), 6) for v in y)",
                   "for t in (v + 1 for v in y):\n    log.append(round(float(t), 6))",
                   "z = [w for v in x if (w := round(float(v), 3)) > 0]",
-                  "z = [(lambda q: q * 2)(v) for v in range(n, n + 2)]"]
+                  "z = [(lambda q: q * 2)(v) for v in range(n, n + 2)]",
+                  "for t in items(x, log):\n    print('item', t, len(log))", "z = sum(items(y, log))"]
+MATCHES = ["match n:\n    case 0:\n        y = y + 1\n    case int(k) if k > 1:\n        z = k\n"
+           "    case _:\n        print('m', n)",
+           "match log:\n    case [first, *rest]:\n        z = len(rest)\n    case []:\n        x = x * 2",
+           "match (round(float(x[0]), 1), n):\n    case (v, 0) if v > 0:\n        z = v\n"
+           "    case (_, int(k)):\n        n = k + 1",
+           "match {'n': n, 'a': x}:\n    case {'n': 0, **others}:\n        z = len(others)\n"
+           "    case {'a': a}:\n        x = a + 1"]
 WALRUS = ["if (n := len(log)) > 1:\n    y = y + n", "z = (m := float(x[0])) * 2 + m"]
 DEFAULTS = ["acc.append(len(acc))", "acc.append(round(float(x.sum()), 3))", "del acc[:-3]"]
 CLOSURES = ["def inner(v):\n    return v * 2 + y\nx = inner(x)",
@@ -126,7 +141,7 @@ class _Context:
 
 def _leaf(draw, ctx):
     kind = draw(st.sampled_from(["captured", "break", "raise", "comprehension", "walrus", "default", "closure",
-                                 "return", "loop_control", "handler"]))
+                                 "return", "loop_control", "handler", "match"]))
     if kind == "captured":
         return draw(st.sampled_from(CAPTURED)).split("\n")
     if kind == "break":
@@ -139,6 +154,8 @@ def _leaf(draw, ctx):
         return draw(st.sampled_from(COMPREHENSIONS)).split("\n")
     if kind == "walrus":
         return draw(st.sampled_from(WALRUS)).split("\n")
+    if kind == "match":
+        return draw(st.sampled_from(MATCHES)).split("\n")
     if kind == "default":
         return draw(st.sampled_from(DEFAULTS)).split("\n")
     if kind == "closure":

@@ -335,6 +335,87 @@ def test_closures_see_updates_across_breaks():
     same_as_cpython(closure_after_break, np.arange(3.0))
 
 
+# ---- match statements -------------------------------------------------------------------------
+class Point:
+    __match_args__ = ("x", "y")
+
+    def __init__(self, x, y):
+        self.x, self.y = x, y
+
+    def __eq__(self, other):
+        return type(other) is Point and (self.x, self.y) == (other.x, other.y)
+
+    def __repr__(self):
+        return f"Point({self.x}, {self.y})"
+
+
+def classify(subject):
+    match subject:
+        case {"kind": "point", **rest}:
+            return "mapping", sorted(rest)
+        case [first, *others] if len(others) > 1:
+            return "sequence", first, len(others)
+        case Point(0, y=y):
+            return "on the axis", y
+        case Point(x, y):
+            return "point", x, y
+        case int(k) | float(k):
+            return "number", k
+        case str():
+            return "text"
+        case _:
+            return "other"
+
+
+SUBJECTS = [{"kind": "point", "a": 1, "b": 2}, [1, 2, 3], [1], Point(0, 5), Point(2, 3), 7, 2.5, "s", None]
+
+
+def match_after_break(x, subject):
+    print("start", float(x.sum()))
+    shape = classify(subject)
+    return shape, x * 2
+
+
+def match_run_for_real(x, subject):
+    print("start")
+    helper = lambda v: v + 1   # noqa: E731 - a function made in the trace, live at the next break:
+    print("again")             # the rest runs as written, by the runner
+    match subject:
+        case {"kind": "point", **rest}:
+            return "mapping", sorted(rest), helper(x)
+        case [first, *others] if len(others) > 1:
+            return "sequence", first, len(others)
+        case Point(0, y=y):
+            return "on the axis", y
+        case Point(x, y):
+            return "point", x, y
+        case int(k) | float(k):
+            return "number", k
+        case str():
+            return "text"
+    return "other"
+
+
+@pytest.mark.parametrize("subject", SUBJECTS, ids=[type(s).__name__ + str(k) for k, s in enumerate(SUBJECTS)])
+@pytest.mark.parametrize("fn", [match_after_break, match_run_for_real])
+def test_match_statements_after_a_break(fn, subject):
+    same_as_cpython(fn, np.arange(3.0), subject)
+
+
+def test_match_errors_are_cpythons():
+    def bad(x, cls):
+        print("start")
+        helper = lambda v: v   # noqa: E731
+        print("again")
+        match x:
+            case cls(1, 2, 3):
+                return helper(1)
+        return 0
+    same_as_cpython(bad, 5, int)
+    same_as_cpython(bad, Point(1, 2), Point)
+    same_as_cpython(bad, 5, 7)
+
+
 # ---- known to fail: one list reached two ways -------------------------------------------------
 ALIASING = ("interpreter.Tracer._lift lifts a list or dict once per source: reached as a variable and "
             "through an object (or as two variables) after a break, it is two copies in the trace, and a "
