@@ -638,6 +638,84 @@ def _check_exc_match(tracer, frame, inst):
     frame.push(_matches(frame.top, classes))
 
 
+@handles("CHECK_EG_MATCH")
+def _check_eg_match(tracer, frame, inst):
+    """``except*``: split the exception group being handled. Stack: exception, classes ->
+    the rest and the match (the exception being handled from now on), or the exception
+    and None."""
+    if not runs_for_real(tracer):
+        raise GraphBreak("except* clause", "exception groups are split as Python does it, outside the graph")
+    classes = frame.pop()
+    _check_catchable(classes)
+    if any(issubclass(cls, BaseExceptionGroup) for cls in (classes if isinstance(classes, tuple) else (classes,))):
+        raise TypeError("catching ExceptionGroup with except* is not allowed. Use except instead.")
+    exc = frame.pop()
+    match, rest = _split_group(exc, classes)
+    if match is None:
+        frame.push(exc)
+        frame.push(None)
+        return
+    frame.push(rest)
+    frame.push(match)
+    marker = next((v for v in reversed(frame.stack) if type(v) is Handling), None)
+    if marker is not None:
+        marker.exc = match   # CPython sets the handled exception to the match, not on the stack
+
+
+def _split_group(exc, classes):
+    if exc is None:
+        return None, None
+    if _matches(exc, classes):
+        return (exc if isinstance(exc, BaseExceptionGroup) else BaseExceptionGroup("", [exc])), None
+    if isinstance(exc, BaseExceptionGroup):
+        return exc.split(classes)
+    return None, None
+
+
+@handles("PREP_RERAISE_STAR")
+def _prep_reraise_star(tracer, frame, inst):
+    """After the ``except*`` clauses: what is raised on (None: nothing). Stack: the
+    original exception, the list of what each clause raised or re-raised."""
+    if not runs_for_real(tracer):
+        raise GraphBreak("except* clause", "exception groups are split as Python does it, outside the graph")
+    raised_by_clauses = frame.pop()
+    original = frame.pop()
+    frame.push(_reraise_star(original, raised_by_clauses))
+
+
+def _reraise_star(original, excs):
+    if not excs:
+        return None
+    if not isinstance(original, BaseExceptionGroup):
+        return excs[0]   # a lone exception was wrapped: one clause at most ran
+    raised, reraised = [], []
+    for exc in excs:
+        if exc is not None:
+            (reraised if _same_metadata(exc, original) else raised).append(exc)
+    leaves = set()
+    for group in reraised:
+        _leaf_ids(group, leaves)
+    kept = original.split(lambda e: id(e) in leaves)[0] if reraised else None
+    if not raised:
+        return kept
+    if kept is not None:
+        raised.append(kept)
+    return raised[0] if len(raised) == 1 else BaseExceptionGroup("", raised)
+
+
+def _same_metadata(a, b):
+    return all(getattr(a, name, None) is getattr(b, name, None)
+               for name in ("__notes__", "__traceback__", "__cause__", "__context__"))
+
+
+def _leaf_ids(exc, found):
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            _leaf_ids(inner, found)
+    elif exc is not None:
+        found.add(id(exc))
+
+
 @handles("WITH_EXCEPT_START")
 def _with_except_start(tracer, frame, inst):
     """Stack: exit function, lasti, previous exception (marker), exception; calls
@@ -750,6 +828,7 @@ def _import_from(tracer, frame, inst):
 
 # ---- pattern matching (match statements) -------------------------------------------------
 _TPFLAGS_SEQUENCE, _TPFLAGS_MAPPING, _TPFLAGS_MATCH_SELF = 1 << 5, 1 << 6, 1 << 22
+_SYMBOLIC = {"SymInt": int, "SymFloat": float, "SymBool": bool}
 _MISSING = object()
 
 
@@ -804,7 +883,8 @@ def _match_class(tracer, frame, inst):
     subject = frame.pop()
     if not isinstance(cls, type):
         raise TypeError("called match pattern must be a type")
-    if not tracer.truth(tracer.call_now(isinstance, [subject, cls], {})):
+    symbolic = _SYMBOLIC.get(type(subject).__name__)   # an int traced as a symbol is an int
+    if not (issubclass(symbolic, cls) if symbolic else tracer.truth(tracer.call_now(isinstance, [subject, cls], {}))):
         frame.push(None)
         return
     wanted = list(_positional_names(cls, inst.arg)) + list(names)
