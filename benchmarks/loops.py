@@ -182,7 +182,6 @@ def first_and_repeated_calls(fn, args, expected, expected_inputs, workload, opti
         return record, False
     except Exception as exc:  # noqa: BLE001
         record["status"] = f"failed: {_failure(exc)}"
-        record["error_module"] = type(exc).__module__
         return record, False
     record["status"] = "match" if problem is None else f"MISMATCH {problem}"
     if recompile_reasons is not None:
@@ -222,7 +221,6 @@ def run_npcompile(workload, args, expected, expected_inputs, options):
     jitted = npcompile.jit(workload.fn, backend=options.backend)
     record, usable = first_and_repeated_calls(jitted, args, expected, expected_inputs, workload, options,
                                               recompile_reasons=lambda: jitted.recompile_reasons)
-    record.pop("error_module", None)
     record["compiled_segments"] = jitted.compile_count
     return record, (jitted if usable else None)
 
@@ -256,18 +254,30 @@ def with_jitted_helpers(fn, njit, done=None):
 
 
 def run_numba(workload, args, expected, expected_inputs, options):
-    """numba.njit on the workload (its helpers njit-ed too); (record, compiled or None).
-    A missing numba is reported as such."""
+    """numba.njit on the workload (its helpers njit-ed too), compiled explicitly for the
+    argument types first, so that what numba refuses (typing, an unsupported feature, a
+    missing scipy for its BLAS) is told apart from a failure at run time. The first-call
+    time is compile plus first run. Returns (record, compiled or None)."""
     try:
         import numba
     except ImportError:
         return {"status": "not installed"}, None
     compiled = numba.njit(with_jitted_helpers(workload.fn, numba.njit))
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings(), hard_limit(options.hard_limit):
+            warnings.simplefilter("ignore")
+            compiled.compile(tuple(numba.typeof(a) for a in fresh(args)))
+    except OverBudget as exc:
+        return {"status": f"over budget: compile {exc}"}, None
+    except Exception as exc:  # noqa: BLE001 - numba refused the program
+        return {"status": f"rejected ({type(exc).__name__})", "detail": _failure(exc).split(": ", 1)[-1]}, None
+    compile_s = time.perf_counter() - start
     record, usable = first_and_repeated_calls(compiled, args, expected, expected_inputs, workload, options,
                                               strict=False)
-    if (record.pop("error_module", None) or "").startswith("numba"):   # numba refused to compile it
-        record["detail"] = record["status"][len("failed: "):]
-        record["status"] = f"rejected ({record['detail'].split(':')[0]})"
+    record["compile_s"] = compile_s
+    if record["first_call_s"] is not None:
+        record["first_call_s"] += compile_s
     return record, (compiled if usable else None)
 
 
@@ -306,7 +316,8 @@ def run_workload(workload, size, options, log=print):
     record = {"name": workload.name, "category": workload.category, "size": size, "mutates": workload.mutates,
               "numpy_first_call_s": time.perf_counter() - start}
     functions = {"numpy": workload.fn}
-    systems = [("npcompile", run_npcompile)] + ([] if options.no_numba else [("numba", run_numba)])
+    systems = (([] if options.no_npcompile else [("npcompile", run_npcompile)])
+               + ([] if options.no_numba else [("numba", run_numba)]))
     for system, run in systems:
         start = time.perf_counter()
         record[system], compiled = run(workload, args, expected, expected_inputs, options)
@@ -352,7 +363,7 @@ def table_rows(records):
         npc, nb = r.get("npcompile", {}), r.get("numba", {})
         recompiles = (f"{npc['recompiles_first_call']}/{npc.get('recompiles_in_repeated_calls', '-')}"
                       if "recompiles_first_call" in npc else "-")
-        rows.append((r["name"], r["category"], _fmt(r["numpy_ms"], ".2f"), short_status(npc),
+        rows.append((r["name"], r["category"], _fmt(r["numpy_ms"], ".2f"), short_status(npc) if npc else "off",
                      _fmt(npc.get("graphs"), "d"), _fmt(npc.get("breaks"), "d"), _fmt(npc.get("first_call_s"), ".2f"),
                      recompiles, _fmt(npc.get("ms"), ".2f"), _fmt(npc.get("speedup"), ".2f"),
                      short_status(nb) if nb else "off", _fmt(nb.get("first_call_s"), ".2f"),
@@ -397,6 +408,7 @@ def summary_lines(records):
         for r in ran:
             info = r[system]
             notes = [info["status"]] if info["status"] != "match" else []
+            notes = [f"{notes[0]}: {info['detail']}" if info.get("detail") else notes[0]] if notes else []
             notes += [f"not timed further: {info['skipped']}"] if info.get("skipped") else []
             notes += [info["timing"]] if info.get("timing") else []
             lines.extend(f"  {r['name']}: {note}" for note in notes)
@@ -435,6 +447,7 @@ def parse_args(argv):
                         help="'1': one thread for torch, npcompile, NumPy's BLAS and numba")
     parser.add_argument("--repeat", type=int, default=7, help="timed rounds (the median is kept)")
     parser.add_argument("--no-numba", action="store_true", help="leave numba out")
+    parser.add_argument("--no-npcompile", action="store_true", help="leave npcompile out (NumPy and numba only)")
     parser.add_argument("--backend", default="inductor", help="npcompile's backend (eager, aot_eager, inductor)")
     parser.add_argument("--budget", type=float, default=60.0,
                         help="seconds: a system whose first call took longer is not called again for that "
@@ -480,7 +493,8 @@ def prepare(options):
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        npcompile.jit(_warm_up_kernel, backend=options.backend)(np.ones(4))
+        if not options.no_npcompile:
+            npcompile.jit(_warm_up_kernel, backend=options.backend)(np.ones(4))
         if not options.no_numba:
             try:
                 import numba
@@ -506,6 +520,9 @@ def main(argv=None):
         f"(torch {info['torch_threads']}), rounds={options.repeat}, numpy {info['numpy']}, torch {info['torch']}, "
         f"numba {info['numba'] or 'off'}, cpus={info['cpu_count']}, load average {info['load_average']:.1f}; "
         f"start-up {warm_up_s:.1f} s")
+    if options.threads == "default" and info["load_average"] > info["torch_threads"]:
+        say(f"note: the load average exceeds torch's {info['torch_threads']} threads: multi-threaded compiled kernels "
+            f"then wait on descheduled threads; --threads 1 compares the systems on one core each")
     records = []
     run_start = time.perf_counter()
     for i, workload in enumerate(workloads, 1):

@@ -340,7 +340,8 @@ def channel_reference(u, v, p, steps, iterations, dt, dx, dy, rho, nu, force):
         for j, i, e, w in inside:
             for f, fn, dp, extra in ((u, un, (p[j, e] - p[j, w]) / (2 * dx), force),
                                      (v, vn, (p[j + 1, i] - p[j - 1, i]) / (2 * dy), 0.0)):
-                lap = (fn[j, e] - 2 * fn[j, i] + fn[j, w]) / dx ** 2 + (fn[j + 1, i] - 2 * fn[j, i] + fn[j - 1, i]) / dy ** 2
+                lap = ((fn[j, e] - 2 * fn[j, i] + fn[j, w]) / dx ** 2
+                       + (fn[j + 1, i] - 2 * fn[j, i] + fn[j - 1, i]) / dy ** 2)
                 transport = un[j, i] * (fn[j, i] - fn[j, w]) / dx + vn[j, i] * (fn[j, i] - fn[j - 1, i]) / dy
                 f[j, i] = fn[j, i] - dt * transport - dt / rho * dp + nu * dt * lap + extra * dt
     return u, v, p
