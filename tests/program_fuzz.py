@@ -75,6 +75,27 @@ def helper_add(v):
     return v + 1.0
 
 
+def helper_try(v, log):
+    try:
+        print("helper try", v.shape[0])
+        if v[0] > 0:
+            raise ValueError("helper value")
+        return v * 2
+    except ValueError as e:
+        log.append(str(e))
+        return v
+    finally:
+        log.append("helper finally")
+
+
+def helper_with(v, events):
+    with Recorder(events, "helper"):
+        npcompile.graph_break()
+        if v[1] > 0:
+            return v + 1
+        raise KeyError("helper with")
+
+
 def items(v, log):
     for i in range(2):
         log.append(("item", i))
@@ -82,14 +103,17 @@ def items(v, log):
 '''
 
 CAPTURED = ["x = x * 1.5 - y", "y = np.sin(x) + y", "x = np.maximum(x, y) / 2", "z = x.sum() * y",
-            "y = np.cumsum(y)", "x[0] = x[0] + 1", "n = n + 1", "x = helper_add(x)"]
+            "y = np.cumsum(y)", "x[0] = x[0] + 1", "n = n + 1", "x = helper_add(x)", "del z\nz = n"]
 BREAKS = ["print('p', round(float(x.sum()), 6))", "npcompile.graph_break()", "z = opaque(x)",
           "log.append(round(float(y[0]), 6))", "n = int(abs(x).max().item() * 10) % 3",
           "print('n', n, sep='=')"]
-EXCEPTIONS = ["ValueError", "KeyError", "FuzzError", "ZeroDivisionError", "IndexError"]
+EXCEPTIONS = ["ValueError", "KeyError", "FuzzError", "ZeroDivisionError", "IndexError", "AssertionError"]
+CATCHERS = EXCEPTIONS + ["Exception", "LookupError", "ArithmeticError", "RuntimeError", "BaseException"]
 RAISES = ["raise {E}('r{t}')", "raise {E}('r{t}') from {E2}('c{t}')", "raise {E}('r{t}') from None",
           "raise {E}", "if x[0] > 0:\n    raise {E}('d{t}')", "z = helper_raise(x, n)", "z = opaque_raise(x)",
-          "z = {{}}['m{t}']", "z = [1, 2][n + 5]", "z = 1 / (n - n)"]
+          "z = {{}}['m{t}']", "z = [1, 2][n + 5]", "z = 1 / (n - n)", "x = helper_try(x, log)",
+          "x = helper_with(x, events)", "assert n < 0, f'n is {{n}}'", "assert x.sum() > 100",
+          "raise", "print(sys.exc_info()[0])"]
 COMPREHENSIONS = ["z = [round(float(v), 6) for v in x if v > 0]", "z = [round(float(v) * 2, 6) for v in y]",
                   "z = {i: round(float(v), 6) for i, v in enumerate(x)}", "z = {int(v > 0) for v in y}",
                   "z = sum(v * v for v in x)", "z = any(v > 1 for v in x)",
@@ -124,8 +148,8 @@ def indent(lines, prefix="    "):
 class _Context:
     """What a statement may refer to where it is drawn."""
 
-    def __init__(self, depth=0, loop=None, handler=False, tags=None):
-        self.depth, self.loop, self.handler = depth, loop, handler
+    def __init__(self, depth=0, loop=None, handler=False, tags=None, max_depth=2):
+        self.depth, self.loop, self.handler, self.max_depth = depth, loop, handler, max_depth
         self.tags = tags if tags is not None else [0]
 
     def tag(self):
@@ -133,7 +157,7 @@ class _Context:
         return self.tags[0]
 
     def inside(self, **changes):
-        child = _Context(self.depth + 1, self.loop, self.handler, self.tags)
+        child = _Context(self.depth + 1, self.loop, self.handler, self.tags, self.max_depth)
         for name, value in changes.items():
             setattr(child, name, value)
         return child
@@ -172,27 +196,27 @@ def _leaf(draw, ctx):
     return draw(st.sampled_from(CAPTURED + BREAKS)).split("\n")
 
 
+def _statements(draw, ctx, min_size=1, max_size=3):
+    """A block's statements, each a list of lines."""
+    return [_statement(draw, ctx) for _ in range(draw(st.integers(min_size, max_size)))]
+
+
 def _body(draw, ctx, min_size=1, max_size=3):
-    lines = []
-    for _ in range(draw(st.integers(min_size, max_size))):
-        lines += _statement(draw, ctx)
-    return lines
+    return [line for statement in _statements(draw, ctx, min_size, max_size) for line in statement]
 
 
 def _try(draw, ctx):
     """A try statement; half the time its body raises (at a random place, after a break
     or not) an exception that one of its handlers catches more often than not."""
-    body = _body(draw, ctx.inside())
+    statements = _statements(draw, ctx.inside())
     raised = draw(st.sampled_from(EXCEPTIONS))
     if draw(st.booleans()):
         template = draw(st.sampled_from(RAISES[:5]))
         statement = template.format(E=raised, E2=draw(st.sampled_from(EXCEPTIONS)), t=ctx.tag()).split("\n")
-        at = draw(st.integers(0, len(body)))
-        body = body[:at] + statement + body[at:] if at == len(body) or not body[at].startswith(" ") else \
-            body + statement
-    lines = ["try:"] + indent(body)
+        statements.insert(draw(st.integers(0, len(statements))), statement)
+    lines = ["try:"] + indent([line for statement in statements for line in statement])
     for _ in range(draw(st.integers(0 if draw(st.booleans()) else 1, 2))):
-        caught = draw(st.sampled_from([raised, raised, "Exception", f"({raised}, FuzzError)"] + EXCEPTIONS))
+        caught = draw(st.sampled_from([raised, raised, f"({raised}, FuzzError)"] + CATCHERS))
         lines += [f"except {caught} as e:"] + indent(_body(draw, ctx.inside(handler=True), max_size=2))
     has_except = any(line.startswith("except") for line in lines)
     if has_except and draw(st.booleans()):
@@ -226,15 +250,15 @@ def _branch(draw, ctx):
 
 
 def _statement(draw, ctx):
-    if ctx.depth >= 2 or draw(st.integers(0, 2)) > 0:
+    if ctx.depth >= ctx.max_depth or draw(st.integers(0, 2)) > 0:
         return _leaf(draw, ctx)
     return draw(st.sampled_from([_try, _with, _loop, _branch]))(draw, ctx)
 
 
 @st.composite
-def programs(draw, max_statements=4):
+def programs(draw, max_statements=4, max_depth=2):
     """Source of a module defining ``program`` (and the helpers it calls)."""
-    body = _body(draw, _Context(), min_size=1, max_size=max_statements)
+    body = _body(draw, _Context(max_depth=max_depth), min_size=1, max_size=max_statements)
     header = ["def program(x, y, log, events, lock, acc=[]):", "    z = 0", "    n = 0"]
     lines = header + indent(body) + ["    " + RETURN]
     return HELPERS + "\n\n" + "\n".join(lines) + "\n"

@@ -1,0 +1,84 @@
+"""Generators met while tracing: the tracer runs a generator's body to its end when it
+is called, which is exact only where nothing can tell the difference."""
+import types
+
+from ...errors import GraphBreak
+from ..frame import NULL
+from .registry import CO_GENERATOR, handles, runs_for_real
+from .stops import unresumable
+
+
+@handles("RETURN_GENERATOR")
+def _return_generator(tracer, frame, inst):
+    """Tracing runs a generator's body to its end when it is called (``yielded`` collects
+    the values): exact only when the caller hands it at once to a builtin that consumes
+    it whole (``sum(x for x in a)``), or when nothing the body does or reads can tell
+    when it runs (``range``-like arithmetic on ints). Anything else (a for loop over
+    arrays, ``any``, ``next``, a generator kept for later) runs as Python runs it."""
+    eager = frame.code.co_flags & CO_GENERATOR and (_consumed_whole(tracer) or _self_contained(frame))
+    if not runs_for_real(tracer) and not eager:
+        raise unresumable(tracer, GraphBreak("a generator or coroutine consumed lazily",
+                                             "it runs as Python runs it, one item at a time"))
+    frame.push(None)
+
+
+_WHOLE_CONSUMERS = (list, tuple, sorted, sum, min, max, set, frozenset, dict)
+
+
+def _consumed_whole(tracer):
+    """Whether the generator whose frame was just pushed is the only argument of the
+    very next call, and that call is a builtin that takes every item before it returns."""
+    if tracer.sync_depth or len(tracer.frames) < 2:
+        return False
+    caller = tracer.frames[-2]
+    if caller.ip == 0 or caller.instructions[caller.ip - 1].opname != "CALL":
+        return False
+    following = [i for i in caller.instructions[caller.ip:caller.ip + 2] if i.opname != "PRECALL"]
+    if not following or following[0].opname != "CALL" or following[0].arg != 1 or caller.kw_names:
+        return False
+    if len(caller.stack) < 2 or caller.stack[-2] is not NULL:
+        return False
+    consumer = caller.stack[-1]
+    if any(consumer is builtin for builtin in _WHOLE_CONSUMERS):
+        return True
+    return isinstance(consumer, types.BuiltinMethodType) and type(consumer.__self__) is str and \
+        consumer.__name__ == "join"
+
+
+_PURE_GLOBALS = {"range", "len", "zip", "enumerate", "min", "max", "abs", "divmod", "int", "float", "round",
+                 "reversed", "sum", "bool", "str", "tuple"}
+_READS_OR_WRITES_STATE = {"LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR", "DELETE_ATTR", "STORE_GLOBAL",
+                          "DELETE_GLOBAL", "STORE_SUBSCR", "DELETE_SUBSCR", "IMPORT_NAME", "MAKE_FUNCTION",
+                          "LOAD_DEREF", "STORE_DEREF", "LOAD_CLASSDEREF", "LOAD_NAME", "CALL_FUNCTION_EX"}
+_IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), range)
+
+
+def _immutable(value):
+    if isinstance(value, _IMMUTABLE) or type(value).__name__ in ("SymInt", "SymFloat", "SymBool"):
+        return True
+    if type(value) is tuple:
+        return all(_immutable(v) for v in value)
+    if type(value).__name__ in ("range_iterator", "tuple_iterator"):
+        return all(_immutable(v) for v in value.__reduce__()[1])
+    return False
+
+
+def _self_contained(frame):
+    """A generator whose arguments are immutable values and whose body only computes
+    with them and with pure builtins: when it runs cannot change what it yields, and
+    running it cannot change anything else."""
+    code = frame.code
+    if code.co_freevars or code.co_cellvars:
+        return False
+    for inst in frame.instructions:
+        if inst.opname in _READS_OR_WRITES_STATE:
+            return False
+        if inst.opname == "LOAD_GLOBAL" and (inst.argval not in _PURE_GLOBALS or inst.argval in frame.globals):
+            return False
+    return all(_immutable(v) for v in frame.locals.values())
+
+
+@handles("YIELD_VALUE")
+def _yield_value(tracer, frame, inst):
+    frame.yielded.append(frame.pop())
+    frame.push(None)
