@@ -482,11 +482,6 @@ def prepare(options):
     import torch
 
     import npcompile
-    if options.threads == "1":
-        from benchmarks.conditions import set_numpy_blas_threads
-        torch.set_num_threads(1)
-        npcompile.config.threads = 1
-        set_numpy_blas_threads(1)
     if not options.warm_cache:
         import torch._inductor.config
         torch._inductor.config.force_disable_caches = True
@@ -501,9 +496,13 @@ def prepare(options):
             except ImportError:
                 pass
             else:
-                if options.threads == "1":
-                    numba.set_num_threads(1)
-                numba.njit(_warm_up_kernel)(np.ones(4))
+                numba.njit(_warm_up_kernel)(np.ones(4))   # not numba.set_num_threads: it starts numba's
+                #   OpenMP layer, which resets torch's OpenMP thread count (nothing here runs parallel=True)
+    if options.threads == "1":    # last: compiles from here on see one thread
+        from benchmarks.conditions import set_numpy_blas_threads
+        torch.set_num_threads(1)
+        npcompile.config.threads = 1
+        set_numpy_blas_threads(1)
     return time.perf_counter() - start
 
 
