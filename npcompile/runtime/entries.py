@@ -81,8 +81,11 @@ class CompiledEntry:
             raise exc
         data_error = failures.is_data_error(exc)
         if self.effects.written:   # proven (on probation it would have been restored)
-            if data_error:
+            if isinstance(exc, torch._C._LinAlgError):
                 raise numpy.linalg.LinAlgError(str(exc)) from exc
+            if data_error:
+                raise exc
+            self.demote(exc)
             raise BackendFailed(f"{self.label} raised after it may have written part of its results into "
                                 f"its inputs, so it cannot be rerun: {failures.describe(exc)}") from exc
         raise RerunUncompiled(None if data_error else exc) from exc
@@ -91,7 +94,9 @@ class CompiledEntry:
         """The compiled graph raised where running it uncompiled does not: warn once and
         run the captured graph op by op from now on (or, if that is what raised, run
         the segment as written)."""
-        failures.failed(f"{self.label} raised when run", exc, self.fullgraph)
+        failures.failed(f"{self.label} raised when run", exc, self.fullgraph,
+                        "running that graph eagerly (op by op) from now on" if self.compiled is not self.capture.gm
+                        else "running that segment uncompiled from now on")
         eager = self.capture.gm
         if self.compiled is eager:
             self.fast = None

@@ -33,18 +33,19 @@ def warn(message, stacklevel=2):
     warnings.warn(f"npcompile: {message}", stacklevel=stacklevel + 1)
 
 
-def failed(what, exc, fullgraph):
-    """A failure in compiler stage ``what``: raise it in strict mode, else warn once (the
-    caller remembers it happened) and let the caller run that part uncompiled."""
+def failed(what, exc, fullgraph, instead="running it uncompiled instead"):
+    """A failure in the compiler (``what`` happened): raise it in strict mode, else warn
+    (the caller makes sure once) and let the caller do ``instead``."""
     if strict(fullgraph):
-        raise BackendFailed(f"{what} failed: {describe(exc)}") from exc
-    warn(f"{what} failed ({describe(exc)}); running that graph eagerly (uncompiled) instead", stacklevel=3)
+        raise BackendFailed(f"{what}: {describe(exc)}") from exc
+    warn(f"{what} ({describe(exc)}); {instead}", stacklevel=3)
 
 
 def is_data_error(exc):
     """Errors a graph raises because of the data, where NumPy raises too (a singular
-    matrix): not the compiler's fault, so no warning and the graph stays compiled."""
-    return isinstance(exc, torch._C._LinAlgError)
+    matrix), or of the moment (no stack or memory left): not the compiler's fault, so
+    no warning and the graph stays compiled."""
+    return isinstance(exc, (torch._C._LinAlgError, RecursionError, MemoryError))
 
 
 class Probation:

@@ -311,7 +311,8 @@ class JitFunction(Jitted):
         except BackendFailed:
             raise
         except Exception as exc:
-            failures.failed(f"building the call of {label}", exc, self.fullgraph)
+            failures.failed(f"building the call of {label} failed", exc, self.fullgraph,
+                            "running that segment uncompiled instead")
             guards = _root_guards(roots)
             return FallbackEntry(guards.compile(globals_dict, closure), record, guards)
 
@@ -324,7 +325,8 @@ class JitFunction(Jitted):
             return _TRANSIENT
         guards = getattr(exc, "tracer_guards", None)
         if guards is None and not layouts.is_layout_error(exc):
-            failures.failed(f"capturing a graph of {self.fn.__qualname__}", exc, self.fullgraph)
+            failures.failed(f"capturing a graph of {self.fn.__qualname__} failed", exc, self.fullgraph,
+                            "running that part uncompiled instead")
         elif self.fullgraph:
             raise exc
         guards = guards if guards is not None else _root_guards(roots)
@@ -362,7 +364,8 @@ class JitFunction(Jitted):
                 return self.backend(cap.gm, cap.fake_inputs)
         except Exception as exc:
             name = getattr(self.backend, "__name__", type(self.backend).__name__)
-            failures.failed(f"backend {name!r} on {label}", exc, self.fullgraph)
+            failures.failed(f"backend {name!r} failed on {label}", exc, self.fullgraph,
+                            "running that graph eagerly (op by op) instead")
             return cap.gm
 
     def _call_at_break(self, fn, args, kwargs):
