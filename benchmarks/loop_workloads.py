@@ -203,7 +203,7 @@ def gramschmidt(A):
     return Q, R
 
 
-@loop_workload("other", mutates=True, tiny=(8, 6), small=(400, 300), large=(1200, 1000),
+@loop_workload("other", mutates=True, tiny=(8, 6), small=(400, 300), large=(800, 600),
                inputs=lambda rng, n: (1.5, 1.2, rng.random((n[0], n[0])), rng.random(n)))
 def syrk(alpha, beta, C, A):
     """Symmetric rank-k update on the lower triangle, C = alpha A A^T + beta C, row by row
@@ -221,7 +221,7 @@ def syr2k(alpha, beta, C, A, B):
         C[i, :i + 1] += alpha * (A[:i + 1] @ B[i] + B[:i + 1] @ A[i])
 
 
-@loop_workload("other", mutates=True, tiny=(8, 5), small=(400, 300), large=(1200, 1000),
+@loop_workload("other", mutates=True, tiny=(8, 5), small=(400, 300), large=(800, 600),
                inputs=lambda rng, n: (1.5, rng.random((n[0], n[0])), rng.random(n)))
 def trmm(alpha, A, B):
     """Triangular matrix multiply in place, B = alpha A^T B for A unit lower triangular
@@ -326,7 +326,7 @@ def heat_3d(A, B, steps):
         _heat_step(B, A, 0.125)
 
 
-@loop_workload("time_loop", mutates=True, tiny=(6, 7, 3), small=(200, 240, 30), large=(1000, 1200, 100),
+@loop_workload("time_loop", mutates=True, tiny=(6, 7, 3), small=(200, 240, 30), large=(500, 600, 100),
                inputs=lambda rng, n: (rng.random((n[0], n[1])), rng.random((n[0], n[1])),
                                       rng.random((n[0], n[1])), np.arange(n[2], dtype=np.float64)))
 def fdtd_2d(ex, ey, hz, source):
@@ -695,7 +695,7 @@ def nbody_energies(pos, vel, mass, softening):
     return kinetic, potential
 
 
-@loop_workload("time_loop", mutates=False, tiny=(6, 4), small=(60, 15), large=(400, 50),
+@loop_workload("time_loop", mutates=False, tiny=(6, 4), small=(60, 15), large=(250, 40),
                inputs=lambda rng, n: (rng.standard_normal((n[0], 3)), rng.standard_normal((n[0], 3)),
                                       rng.uniform(0.5, 1.5, n[0]) / n[0], n[1], 0.01, 0.1))
 def nbody(pos, vel, mass, steps, dt, softening):

@@ -561,3 +561,42 @@ def test_runner_smoke_eager_backend(tmp_path):
         assert "numba" not in record
     table = (tmp_path / "loops.txt").read_text()
     assert "trisolv" in table and "geometric-mean speedup" in table
+
+
+class FakeNumba:
+    """Stands in for numba (not a test dependency): njit hands back the Python function
+    with a ``compile`` that succeeds or raises what numba raises when it refuses a program."""
+
+    class TypingError(Exception):
+        pass
+
+    def __init__(self, refuse):
+        self.refuse = refuse
+
+    def typeof(self, value):
+        return type(value).__name__
+
+    def njit(self, fn):
+        def compiled(*args):
+            return fn(*args)
+
+        def compile(signature):
+            if self.refuse:
+                raise FakeNumba.TypingError("Unknown attribute 'frobnicate'\nmore lines")
+        compiled.compile = compile
+        return compiled
+
+
+@pytest.mark.parametrize("fake, status", [(FakeNumba(refuse=True), "rejected (TypingError)"),
+                                          (FakeNumba(refuse=False), "match"), (None, "not installed")])
+def test_numba_outcomes_are_told_apart(monkeypatch, fake, status):
+    monkeypatch.setitem(__import__("sys").modules, "numba", fake)
+    workload = lw.by_name(["trisolv"])[0]
+    args = workload.inputs("tiny")
+    expected_inputs = copy.deepcopy(args)
+    expected = workload.fn(*expected_inputs)
+    options = loops.parse_args(["--budget", "60"])
+    record, compiled = loops.run_numba(workload, args, expected, expected_inputs, options)
+    assert record["status"] == status and (compiled is not None) == (status == "match")
+    if fake is not None and fake.refuse:
+        assert record["detail"] == "Unknown attribute 'frobnicate'"
