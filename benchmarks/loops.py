@@ -253,6 +253,15 @@ def with_jitted_helpers(fn, njit, done=None):
     return clone
 
 
+def numba_reason(exc):
+    """The informative part of numba's message: its first line after the pipeline
+    preamble, with the signature it could not type ('>>> f(...)') when it gives one."""
+    lines = [line.strip() for line in str(exc).splitlines() if line.strip()]
+    lines = [line for line in lines if not line.startswith("Failed in ")] or lines or [type(exc).__name__]
+    reason = lines[0] + (f" {lines[1]}" if len(lines) > 1 and lines[1].startswith(">>>") else "")
+    return reason[:240]
+
+
 def run_numba(workload, args, expected, expected_inputs, options):
     """numba.njit on the workload (its helpers njit-ed too), compiled explicitly for the
     argument types first, so that what numba refuses (typing, an unsupported feature, a
@@ -271,7 +280,7 @@ def run_numba(workload, args, expected, expected_inputs, options):
     except OverBudget as exc:
         return {"status": f"over budget: compile {exc}"}, None
     except Exception as exc:  # noqa: BLE001 - numba refused the program
-        return {"status": f"rejected ({type(exc).__name__})", "detail": _failure(exc).split(": ", 1)[-1]}, None
+        return {"status": f"rejected ({type(exc).__name__})", "detail": numba_reason(exc)}, None
     compile_s = time.perf_counter() - start
     record, usable = first_and_repeated_calls(compiled, args, expected, expected_inputs, workload, options,
                                               strict=False)

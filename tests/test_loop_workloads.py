@@ -547,6 +547,29 @@ def test_numba_helpers_are_substituted_in_a_copy():
     assert loops.with_jitted_helpers(lw.trisolv, lambda f: 1 / 0) is lw.trisolv
 
 
+def test_a_first_call_over_the_budget_is_not_repeated():
+    workload = lw.by_name(["durbin"])[0]
+    args = workload.inputs("tiny")
+    expected = workload.fn(*copy.deepcopy(args))
+    calls = []
+    counted = lambda r: calls.append(r) or workload.fn(r)
+    slow = loops.parse_args(["--budget", "0"])
+    record, usable = loops.first_and_repeated_calls(counted, args, expected, args, workload, slow)
+    assert record["status"] == "match" and "skipped" in record and not usable and len(calls) == 1
+    record, usable = loops.first_and_repeated_calls(counted, args, expected, args, workload, loops.parse_args([]))
+    assert usable and len(calls) == 2 + loops.REPEATED_CALLS and "skipped" not in record
+
+
+def test_numba_reason_skips_the_pipeline_preamble():
+    message = ("Failed in nopython mode pipeline (step: nopython frontend)\n"
+               "No implementation of function Function(<built-in function ixor>) found for signature:\n \n"
+               " >>> ixor(float64, uint64)\n \nThere are 8 candidate implementations:")
+    assert loops.numba_reason(TypeError(message)) == ("No implementation of function Function(<built-in function "
+                                                      "ixor>) found for signature: >>> ixor(float64, uint64)")
+    assert loops.numba_reason(ImportError("scipy 0.16+ is required for linear algebra")).startswith("scipy 0.16+")
+    assert loops.numba_reason(TypeError()) == "TypeError"
+
+
 def test_runner_smoke_eager_backend(tmp_path):
     assert loops.main(["--size", "tiny", "--only", "trisolv,jacobi_2d", "--backend", "eager", "--no-numba",
                        "--repeat", "2", "--out", str(tmp_path)]) == 0
