@@ -61,7 +61,7 @@ def inductor(gm, example_inputs):
     passes = post_grad_passes()
     with tracing(TracingContext(fake_mode)), passes:
         if not _is_pure(gm):
-            return inductor_compile(gm, example_inputs)
+            return _restarting(inductor_compile, gm, example_inputs)
         with fake_mode:
             decomposed = make_fx(gm, decomposition_table=select_decomp_table())(*example_inputs)
         joint_graph_passes(decomposed)  # the pre-grad/joint passes compile_fx would run: constant folding
@@ -70,6 +70,18 @@ def inductor(gm, example_inputs):
     compiled = lambda *args: call(list(args))  # noqa: E731
     compiled.boxed = call   # takes a list (which it empties): the runtime's hot path calls this
     return compiled
+
+
+def _restarting(compile_graph, gm, example_inputs):
+    """AOT autograd asks the caller to restart when the graph's ShapeEnv holds a float
+    symbol it has just decided to specialize (a 0-d array's value read while tracing);
+    Dynamo would retrace, we compile again, and that time the symbol is specialized."""
+    from torch._dynamo.exc import TensorifyScalarRestartAnalysis
+
+    try:
+        return compile_graph(gm, example_inputs)
+    except TensorifyScalarRestartAnalysis:
+        return compile_graph(gm, example_inputs)
 
 
 def _is_pure(gm):

@@ -37,6 +37,7 @@ from . import devices, failures, layouts, read_only
 from .entries import MISS, CompiledEntry, FallbackEntry
 from .entries import transfers as _transfers
 from .entries import writer as _writer
+from .graph_effects import GraphEffects
 
 _ALL = weakref.WeakSet()   # every JitFunction, for reset()
 _COMPILE_LOCK = threading.RLock()
@@ -72,6 +73,16 @@ def _root_guards(roots):
         else:
             guards.type_is(source, value)
     return guards
+
+
+def _writes_read_only(cap, L, globals_dict, closure):
+    """Whether the graph writes into a NumPy input that is read-only in state ``L``."""
+    namespace = dict(cap.guards.namespace(globals_dict, closure), L=L)
+    try:
+        return any(not eval(cap.inputs[i].source.expr, namespace).flags.writeable
+                   for i in GraphEffects(cap.gm).written if isinstance(cap.inputs[i].example, numpy.ndarray))
+    except Exception:   # a source that no longer evaluates: let the guards decide
+        return False
 
 
 def _run_on_shim(fn, args, kwargs):
@@ -303,6 +314,8 @@ class JitFunction(Jitted):
                                  brk.tracer_guards)
         except Exception as exc:
             return self._capture_failed(exc, roots)
+        if _writes_read_only(cap, L, globals_dict, closure):
+            return _TRANSIENT   # NumPy raises; compiling a write into a read-only array helps no one
         record = self._record_break(cap.ends_in_break) if cap.ends_in_break is not None else None
         self._graphs += 1
         label = f"graph #{self._graphs} of {self.fn.__qualname__} ({_segment_start(resume_frames)})"

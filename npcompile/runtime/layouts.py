@@ -25,7 +25,23 @@ def torch_can_view(array):
     itemsize = array.itemsize
     if not all(s >= 0 and s % itemsize == 0 for s in array.strides):
         return False
+    if array.flags.writeable and _may_overlap_itself(array):
+        return False   # torch refuses to write into it; NumPy defines what such writes do
     return array.dtype.kind != "c" or itemsize != 16 or array.__array_interface__["data"][0] % 16 == 0
+
+
+def _may_overlap_itself(array):
+    """Whether two elements of ``array`` may share memory (a writeable broadcast, an
+    ``as_strided`` window): the strides, sorted, do not each step past the extent of
+    the smaller ones. (``broadcast_to`` views are read-only and only read.)"""
+    if array.size == 0:
+        return False
+    extent = array.itemsize
+    for stride, size in sorted((abs(s), n) for n, s in zip(array.shape, array.strides) if n > 1):
+        if stride < extent:
+            return True
+        extent = stride * (size - 1) + extent
+    return False
 
 
 def aligned_complex128(tensor):

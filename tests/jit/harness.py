@@ -124,13 +124,16 @@ def check_jit(fn, *args, backend="eager", graphs=1, breaks=0, calls=1, rtol=None
 
 def check_jit_calls(fn, calls, backend="eager", rtol=None, atol=0.0, descriptions=None):
     """One jitted ``fn`` called with each argument tuple of ``calls`` in turn (so cache
-    entries compiled for one call's layouts meet the next call's), each compared with NumPy."""
+    entries compiled for one call's layouts meet the next call's), each compared with NumPy.
+    A warning from npcompile (a compiler failure it ran around) fails the check too."""
     jitted = npcompile.jit(fn, backend=backend)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)   # NumPy's own (overflow, empty mean)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         for k, args in enumerate(calls):
             context = f"call {k}" + (f": {descriptions[k]}" if descriptions else "")
             compare_call(fn, jitted, args, {}, rtol, atol, context)
+    failures = [str(w.message) for w in caught if str(w.message).startswith("npcompile")]
+    assert not failures, f"npcompile warned: {failures}"
     return jitted
 
 

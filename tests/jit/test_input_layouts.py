@@ -90,7 +90,23 @@ def _calls(layouts):
     return [(array,) for array, _ in layouts], [description for _, description in layouts]
 
 
+def _complex128_8_aligned():
+    """NumPy calls it aligned; torch's complex128 needs 16 bytes (it crashed)."""
+    raw = np.zeros(80, np.uint8)
+    array = np.ndarray((3,), np.complex128, buffer=raw, offset=(8 - raw.ctypes.data) % 16)
+    array[...] = [1, 2, 3]
+    return array, "complex128 at an address 8 (mod 16)"
+
+
+def _broadcasts(*shapes):
+    return [(np.broadcast_to(np.zeros((1,) * len(s), np.int32), s), f"broadcast_to {s}") for s in shapes]
+
+
 @pytest.mark.parametrize("fn", FUNCTIONS, ids=lambda f: f.__name__)
+@example(layouts=[_complex128_8_aligned()])
+@example(layouts=_broadcasts((1,), (0,)) + [(np.broadcast_to(np.int8(0), ()), "broadcast_to ()")])  # dims of 1-d
+@example(layouts=_broadcasts((0, 0, 0), (1, 2, 1)))   # dynamic dims for an input that is not C-contiguous
+@example(layouts=[(np.zeros(()), "0-d float64"), (np.zeros(3), "float64")])   # Inductor's restart request
 @settings(max_examples=25)
 @given(layouts=st.lists(array_layouts(dtypes=NUMERIC), min_size=1, max_size=4))
 def test_one_function_many_layouts(fn, layouts):

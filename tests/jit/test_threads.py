@@ -2,6 +2,7 @@
 (torch's make_fx is not thread-safe), one function meeting different shapes in different
 threads, and hot calls running while another thread compiles. Every result is NumPy's."""
 import threading
+import warnings
 
 import numpy as np
 import pytest
@@ -10,7 +11,16 @@ import npcompile
 
 
 def _run_threads(work, count):
-    """Run ``work(k)`` in ``count`` threads started together; re-raise the first error."""
+    """Run ``work(k)`` in ``count`` threads started together; re-raise the first error.
+    npcompile must not have warned (a compile that failed and ran uncompiled instead)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _start_and_join(work, count)
+    messages = [str(w.message) for w in caught if str(w.message).startswith("npcompile")]
+    assert not messages, messages
+
+
+def _start_and_join(work, count):
     barrier = threading.Barrier(count)
     errors = []
 
@@ -36,15 +46,15 @@ def _scale(k):
 
 
 def test_cold_compiles_of_different_functions_in_parallel():
-    functions = [_scale(k) for k in range(6)]
+    functions = [_scale(k) for k in range(8)]
     jitted = [npcompile.jit(fn, backend="eager") for fn in functions]
 
     def work(k):
-        a = np.arange(5.0) + k
-        for _ in range(3):
+        for n in range(3, 6):
+            a = np.arange(float(n)) + k
             np.testing.assert_array_equal(jitted[k](a), functions[k](a))
 
-    _run_threads(work, 6)
+    _run_threads(work, 8)
 
 
 def _stencil(u):
