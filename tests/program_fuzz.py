@@ -35,20 +35,28 @@ class FuzzError(Exception):
 
 
 class Recorder:
-    """A context manager that logs what it sees and suppresses the exception if told."""
+    """A context manager that logs what it sees; ``suppress`` suppresses the exception,
+    ``fail`` raises from ``__exit__``, ``loud`` prints on entry and exit (a graph break
+    inside the manager itself)."""
 
-    def __init__(self, log, tag, suppress=False):
+    def __init__(self, log, tag, suppress=False, fail=False, loud=False):
         self.log = log
         self.tag = tag
-        self.suppress = suppress
+        self.suppress, self.fail, self.loud = suppress, fail, loud
 
     def __enter__(self):
         self.log.append(("enter", self.tag))
+        if self.loud:
+            print("enter", self.tag)
         return self
 
     def __exit__(self, kind, value, traceback):
         self.log.append(("exit", self.tag, None if kind is None else kind.__name__,
                          None if value is None else str(value), traceback is None))
+        if self.loud:
+            print("exit", self.tag, kind)
+        if self.fail:
+            raise FuzzError(f"exit {self.tag}")
         return self.suppress
 
 
@@ -230,7 +238,8 @@ def _with(draw, ctx):
     if draw(st.integers(0, 3)) == 0:
         header = "with lock:"
     else:
-        header = f"with Recorder(events, 'w{ctx.tag()}', suppress={draw(st.booleans())}) as r:"
+        behaviour = draw(st.sampled_from(["", ", suppress=True", ", fail=True", ", loud=True"]))
+        header = f"with Recorder(events, 'w{ctx.tag()}'{behaviour}) as r:"
     return [header] + indent(_body(draw, ctx.inside()))
 
 
