@@ -771,7 +771,8 @@ def _is_pure_native(fn):
     top = module.split(".")[0]
     if top in ("torch_numpy_shim", "torch") or module in _PURE_MODULES:
         return True
-    if isinstance(fn, (ShimArray, shim.dtype)) or isinstance(getattr(fn, "__self__", None), (ShimArray, shim.dtype)):
+    if isinstance(fn, (ShimArray, shim.dtype, scalars.ScalarMethod)) or \
+            isinstance(getattr(fn, "__self__", None), (ShimArray, shim.dtype)):
         return True
     if isinstance(fn, types.BuiltinMethodType) and isinstance(getattr(fn, "__self__", None), _CONTAINER_TYPES):
         return True

@@ -16,7 +16,7 @@ import torch_numpy_shim as shim
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from ..errors import GraphBreak, RerunUncompiled
-from . import numpy_map
+from . import numpy_map, scalars
 from .frame import NO_VALUE, NULL, Frame
 from .interpreter import Suspended
 from .resident import DeviceArray
@@ -127,7 +127,8 @@ class _Encoder:
             return self.cell(value)
         if isinstance(value, types.MethodType):
             return f"_method({self(value.__func__)}, {self(value.__self__)})"
-        if isinstance(value, types.BuiltinMethodType) and not isinstance(value.__self__, types.ModuleType):
+        if isinstance(value, scalars.ScalarMethod) or \
+                isinstance(value, types.BuiltinMethodType) and not isinstance(value.__self__, types.ModuleType):
             return f"getattr({self(value.__self__)}, {value.__name__!r})"
         if isinstance(value, _ITERATOR_TYPES):
             rebuild_fn, args, *state = value.__reduce__()

@@ -62,9 +62,34 @@ def array_attribute(obj, name):
     if name == "__class__":
         return type_of(obj)
     try:
-        return getattr(obj, name)
+        value = getattr(obj, name)
     except AttributeError:
         if hasattr(numpy_type(obj), name):
             raise GraphBreak(f"{numpy_type(obj).__name__}.{name} is not provided by torch_numpy_shim",
                              "it runs in real NumPy") from None
         raise AttributeError(f"{numpy_type(obj).__name__!r} object has no attribute {name!r}") from None
+    if not obj._scalar:
+        return value
+    if isinstance(value, types.MethodType) and value.__self__ is obj:
+        return ScalarMethod(obj, name, value)
+    return as_scalar(value)
+
+
+def as_scalar(value):
+    """A 0-D result of a NumPy scalar's attribute or method is a NumPy scalar, as in NumPy
+    (``x.real``, ``x.conj()``, ``x.astype(t)``); other results stay as they are."""
+    if isinstance(value, ShimArray) and value.ndim == 0 and not value._scalar:
+        return ShimArray._wrap(value._t, True)
+    return value
+
+
+class ScalarMethod:
+    """A method of a NumPy scalar (``x.conj``): NumPy's scalar methods give a scalar
+    where the array method gives a 0-D array. Called like a method of a shim array (a
+    native call); at a graph break it is rebuilt as ``getattr(scalar, name)``."""
+
+    def __init__(self, scalar, name, method):
+        self.__self__, self.__name__, self._method = scalar, name, method
+
+    def __call__(self, *args, **kwargs):
+        return as_scalar(self._method(*args, **kwargs))
