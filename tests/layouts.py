@@ -132,7 +132,7 @@ def _back(array, backing):
     owner = _root(array)
     data = _raw(owner).tobytes()
     if backing == "bytes":
-        return _rebuild(array, owner, data)
+        return _rebuild(array, owner, np.frombuffer(data, np.uint8))
     mode = backing.split("-")[1]
     if mode == "subclass":
         mapped = memmap_of(data, "r+", subclass=True)
@@ -157,7 +157,7 @@ def array_layouts(draw, dtypes=DEFAULT_DTYPES, max_dims=3, min_dims=0, max_side=
     """``(array, description)``: an array of one of ``dtypes`` laid out any way NumPy
     allows: C/Fortran order, 0-d, sizes 0 and 1, negative and odd strides, views of
     views, transposes, structured fields (aligned or not), offsets, read-only arrays,
-    ``bytes``-backed, memory maps (read-only, writeable, copy-on-write, the ``np.memmap``
+    ``np.frombuffer`` over ``bytes``, memory maps (read-only, writeable, copy-on-write, the ``np.memmap``
     subclass), ``broadcast_to`` views and non-native byte order. ``writeable`` (True or
     False) restricts to arrays with that flag; ``shape`` fixes the shape."""
     dtype = np.dtype(draw(st.sampled_from(dtypes)))
@@ -232,7 +232,7 @@ def clone_arrays(value):
             data = _raw(owner).tobytes()
             backing = _backing_of(array)
             if backing == "bytes":
-                buffer = data
+                buffer = np.frombuffer(data, np.uint8)
             elif backing.startswith("memmap"):
                 mode = backing.split("-")[1]
                 buffer = memmap_of(data, "r+" if mode == "subclass" else mode, subclass=mode == "subclass")
