@@ -1,8 +1,8 @@
 """Random Python programs for differential tests of control flow around graph breaks.
 
 A program is one function ``program(x, y, log, events, lock, acc=[])`` over two float
-arrays, a log list, the list a recording context manager writes to, an ``RLock`` and a
-mutable default. Its statements mix NumPy work the tracer
+arrays, a log list, the list a recording context manager writes to, an ``RLock``, a
+mutable default and a global counter. Its statements mix NumPy work the tracer
 captures with graph breaks (print, ``npcompile.graph_break()``, disabled functions,
 data-dependent branches and conversions), nested in ``try/except/else/finally`` (raising
 caught and uncaught exceptions of several classes, ``raise ... from``, bare re-raise),
@@ -139,7 +139,8 @@ MATCHES = ["match n:\n    case 0:\n        y = y + 1\n    case int(k) if k > 1:\
            "match {'n': n, 'a': x}:\n    case {'n': 0, **others}:\n        z = len(others)\n"
            "    case {'a': a}:\n        x = a + 1"]
 WALRUS = ["if (n := len(log)) > 1:\n    y = y + n", "z = (m := float(x[0])) * 2 + m"]
-DEFAULTS = ["acc.append(len(acc))", "acc.append(round(float(x.sum()), 3))", "del acc[:-3]"]
+DEFAULTS = ["acc.append(len(acc))", "acc.append(round(float(x.sum()), 3))", "del acc[:-3]",
+            "counter = counter + n + 1", "log.append(counter)"]
 CLOSURES = ["def inner(v):\n    return v * 2 + y\nx = inner(x)",
             "def inner2(v):\n    print('inner', n)\n    return v + 1\nx = inner2(x)",
             "def bump():\n    nonlocal n\n    n = n + 1\nbump()"]
@@ -244,10 +245,10 @@ def _with(draw, ctx):
 
 
 def _loop(draw, ctx):
-    name = f"i{ctx.depth}"
+    name, trips = f"i{ctx.depth}", draw(st.sampled_from([2, 3]))
     if draw(st.booleans()):
-        return [f"for {name} in range(2):"] + indent(_body(draw, ctx.inside(loop=name)))
-    return [f"{name} = 0", f"while {name} < 2:", f"    {name} += 1"] + indent(_body(draw, ctx.inside(loop=name)))
+        return [f"for {name} in range({trips}):"] + indent(_body(draw, ctx.inside(loop=name)))
+    return [f"{name} = 0", f"while {name} < {trips}:", f"    {name} += 1"] + indent(_body(draw, ctx.inside(loop=name)))
 
 
 def _branch(draw, ctx):
@@ -268,7 +269,7 @@ def _statement(draw, ctx):
 def programs(draw, max_statements=4, max_depth=2):
     """Source of a module defining ``program`` (and the helpers it calls)."""
     body = _body(draw, _Context(max_depth=max_depth), min_size=1, max_size=max_statements)
-    header = ["def program(x, y, log, events, lock, acc=[]):", "    z = 0", "    n = 0"]
+    header = ["def program(x, y, log, events, lock, acc=[]):", "    global counter", "    z = 0", "    n = 0"]
     lines = header + indent(body) + ["    " + RETURN]
     return HELPERS + "\n\n" + "\n".join(lines) + "\n"
 
@@ -276,7 +277,7 @@ def programs(draw, max_statements=4, max_depth=2):
 def namespace():
     import sys
     return {"np": np, "npcompile": npcompile, "sys": sys, "FuzzError": FuzzError, "Recorder": Recorder,
-            "opaque": opaque, "opaque_raise": opaque_raise}
+            "opaque": opaque, "opaque_raise": opaque_raise, "counter": 0}
 
 
 def build(source):
@@ -296,9 +297,9 @@ def describe_exception(exc, depth=0):
             describe_exception(exc.__context__, depth + 1), exc.__suppress_context__)
 
 
-def arguments(seed):
+def arguments(seed, size=4):
     rng = np.random.default_rng(seed)
-    return rng.standard_normal(4), rng.standard_normal(4)
+    return rng.standard_normal(size), rng.standard_normal(size)
 
 
 def run(fn, program, x, y):
@@ -313,5 +314,5 @@ def run(fn, program, x, y):
             result, raised = None, describe_exception(exc)
     held = repr(lock).startswith("<locked")
     return {"stdout": out.getvalue(), "result": result, "raised": raised, "log": log, "events": events,
-            "lock held": held,
+            "lock held": held, "counter": program.__globals__["counter"],
             "acc": copy.deepcopy(program.__defaults__[0]), "x after": x, "y after": y}

@@ -74,16 +74,18 @@ def assert_same_behaviour(expected, actual):
     for key in ("result", "log", "events", "acc", "x after", "y after"):
         assert_same(expected[key], actual[key], rtol=1e-9, path=key)
     assert actual["lock held"] == expected["lock held"], "lock state differs"
+    assert actual["counter"] == expected["counter"], "global differs"
 
 
-def check_program(source, seed, resident=False, backend="eager", note=note):
-    """``source``'s program, plain and jitted, called twice (the second from the caches);
-    ``note`` records what a failure report shows (hypothesis's, or print outside a test)."""
+def check_program(source, seed, resident=False, backend="eager", note=note, sizes=(4, 4)):
+    """``source``'s program, plain and jitted, called once per size (the second call from
+    the caches when the size is the same); ``note`` records what a failure report shows
+    (hypothesis's, or print outside a test)."""
     note(source)
     plain, traced = program_fuzz.build(source), program_fuzz.build(source)
     jitted = npcompile.jit(traced, backend=backend)
-    for call in range(2):
-        x, y = program_fuzz.arguments(seed + call)
+    for call, size in enumerate(sizes):
+        x, y = program_fuzz.arguments(seed + call, size)
         expected = program_fuzz.run(plain, plain, x, y)
         with mock.patch.object(residency, "keeps_resident", lambda device: resident):
             actual = program_fuzz.run(jitted, traced, x, y)
@@ -92,9 +94,9 @@ def check_program(source, seed, resident=False, backend="eager", note=note):
 
 
 @settings(max_examples=CONTROL_FLOW_EXAMPLES)
-@given(program_fuzz.programs(), st.integers(0, 2**16), st.booleans())
-def test_control_flow_around_breaks_matches_cpython(source, seed, resident):
-    check_program(source, seed, resident)
+@given(program_fuzz.programs(), st.integers(0, 2**16), st.booleans(), st.sampled_from([(4, 4), (4, 4, 5)]))
+def test_control_flow_around_breaks_matches_cpython(source, seed, resident, sizes):
+    check_program(source, seed, resident, sizes=sizes)
 
 
 @pytest.mark.inductor
