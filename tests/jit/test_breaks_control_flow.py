@@ -277,6 +277,38 @@ def test_not_caught_keeps_the_class_message_and_chain():
     same_as_cpython(f, np.arange(2.0))
 
 
+def validates(x):
+    if x.ndim != 2:
+        raise ValueError("needs 2-D")
+    return x * 2
+
+
+def writes_then_raises(x):
+    x += 1
+    raise ValueError("after a write")
+
+
+def raises_inside_try(x):
+    try:
+        raise KeyError("inside")
+    except KeyError:
+        return x
+
+
+def test_fullgraph_raises_the_users_exception_only_when_that_is_exact():
+    jitted = npcompile.jit(validates, fullgraph=True, backend="eager")
+    with pytest.raises(ValueError, match="needs 2-D"):
+        jitted(np.zeros(2))
+    np.testing.assert_array_equal(jitted(np.ones((2, 2))), 2 * np.ones((2, 2)))
+    for fn in (writes_then_raises, raises_inside_try):   # the write would be lost / the except skipped
+        x = np.zeros(2)
+        with pytest.raises(npcompile.Unsupported, match="raise"):
+            npcompile.jit(fn, fullgraph=True, backend="eager")(x)
+        np.testing.assert_array_equal(x, np.zeros(2))
+    same_as_cpython(writes_then_raises, np.zeros(2))
+    same_as_cpython(raises_inside_try, np.zeros(2))
+
+
 # ---- generators and comprehensions --------------------------------------------------------
 def numbered(x, log):
     for i in range(len(x)):
@@ -499,6 +531,22 @@ def test_a_rerun_segment_leaves_no_trace_in_the_users_exceptions():
     jitted = npcompile.jit(singular_context, backend="eager")
     jitted(np.eye(2))                     # compiled; then the graph raises and the call reruns as written
     assert jitted(np.zeros((2, 2))) == singular_context(np.zeros((2, 2))) == "None"
+
+
+SYMBOLIC_INTS = ("an int traced as a symbol (it changed between calls) is a torch.SymInt in the trace: "
+                 "isinstance(n, int) and type(n) is int answer False (interpreter._call_isinstance, type())")
+
+
+def checks_its_int(x, n):
+    npcompile.graph_break()
+    return isinstance(n, int), type(n) is int, x + n
+
+
+@pytest.mark.xfail(strict=True, reason=SYMBOLIC_INTS)
+def test_isinstance_of_an_int_traced_as_a_symbol():
+    jitted = npcompile.jit(checks_its_int, backend="eager")
+    for n in (1, 2, 3):
+        assert jitted(np.ones(2), n)[:2] == (True, True)
 
 
 # ---- the exception table --------------------------------------------------------------------

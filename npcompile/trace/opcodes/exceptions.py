@@ -9,7 +9,7 @@ from ...errors import GraphBreak
 from ..frame import Handling
 from .core import push_result
 from .registry import handles, runs_for_real
-from .stops import covered, fatal
+from .stops import covered, fatal, graph_writes
 
 
 class Reraise(BaseException):
@@ -24,7 +24,8 @@ class Reraise(BaseException):
 
 def _raising_break(what):
     return GraphBreak(f"{what}: exceptions are raised and caught as Python does it, outside the graph",
-                      "not an error: the code before it is compiled, the raise runs as written")
+                      "the code before it is compiled and the raise runs as written; under fullgraph, raise "
+                      "before any work is captured and outside try/with, or drop fullgraph")
 
 
 @handles("RAISE_VARARGS")
@@ -39,8 +40,9 @@ def _raise(tracer, frame, inst):
         if len(values) == 1:
             raise values[0]
         raise values[0] from values[1]
-    if values and fatal(frame) and not covered(tracer, frame, inst) and not tracer.side_effects:
-        # nothing to break to: the exception leaves the function as it would in Python
+    if values and fatal(frame) and not covered(tracer, frame, inst) and not tracer.side_effects and \
+            not graph_writes():
+        # where breaks are errors: nothing happened yet, the exception leaves as in Python
         if len(values) == 1:
             raise values[0]
         raise values[0] from values[1]

@@ -26,6 +26,17 @@ def covered(tracer, frame, inst):
                for f in frames[:depth] if f.ip)
 
 
+def graph_writes():
+    """Whether the graph traced so far writes into anything (an in-place op): such a
+    write would be lost if the trace ended in an exception instead of running."""
+    from torch.fx.experimental.proxy_tensor import get_proxy_mode
+    mode = get_proxy_mode()
+    if mode is None:
+        return False
+    return any(node.op == "call_function" and getattr(getattr(node.target, "_schema", None), "is_mutable", False)
+               for node in mode.tracer.graph.nodes)
+
+
 def unresumable(tracer, brk):
     """``brk`` made a stop that real Python cannot resume in the middle of (inside a
     generator run eagerly, before an instruction the runner lacks): the segment then
