@@ -3,24 +3,36 @@
 ``import torch_numpy_shim as np`` runs NumPy code on torch tensors (any device); results
 convert back to exactly what NumPy returns with ``to_numpy``. Anything the shim cannot
 reproduce faithfully raises ``UnsupportedError`` instead of answering wrongly.
+
+The modules import each other in layers, never in a circle (tests/shim/test_import_layers.py):
+``_errors`` and ``_dtypes`` (dtype metadata) at the bottom, then ``_ndarray`` (the array
+core), ``_promotion``, ``_coerce`` and ``_normalize``, then the function modules; at the
+top ``_methods`` and ``_scalars`` give the array and the scalar types the behaviour that
+is made of those functions. The public namespace is the union of the modules' ``__all__``.
 """
+# ruff: noqa: F403
 import math as _math
 
-from ._errors import *
-from ._dtypes import *
-from ._ndarray import *
+from . import _methods, _scalars  # noqa: F401 - importing them completes ndarray and the scalar types
+from . import fft as fft
+from . import linalg as linalg
+from . import random as random
 from ._coerce import *
-from ._ufuncs import *
-from ._reductions import *
 from ._creation import *
-from ._manipulation import *
-from ._indexing import *
-from ._products import *
-from ._sorting import *
-from ._sets import *
-from ._statistics import *
+from ._dtypes import *
+from ._errors import *
+from ._flatiter import *
 from ._functions import *
-from . import linalg, fft, random
+from ._indexing import *
+from ._manipulation import *
+from ._ndarray import *
+from ._products import *
+from ._promotion import *
+from ._reductions import *
+from ._sets import *
+from ._sorting import *
+from ._statistics import *
+from ._ufuncs import *
 
 pi = _math.pi
 e = _math.e

@@ -5,7 +5,7 @@ import builtins
 import numpy
 import torch
 
-from . import _dtypes
+from . import _dtypes, _promotion
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
 
@@ -56,7 +56,7 @@ def _stack_nested(obj):
     parts = [_stack_nested(x) for x in obj]
     if not parts:
         return asarray([])
-    target = _dtypes.result_type(*parts)  # inside array(), Python scalars are not weak
+    target = _promotion.result_type(*parts)  # inside array(), Python scalars are not weak
     shapes = {p.shape for p in parts}
     if len(shapes) != 1:
         raise ValueError("setting an array element with a sequence. The requested array has an "

@@ -7,7 +7,7 @@ import operator
 import numpy
 import torch
 
-from . import _coerce, _dtypes
+from . import _coerce, _dtypes, _promotion
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, normalize_axis, normalizer
@@ -123,7 +123,7 @@ def _copyto_source(src, dst_dtype, casting):
     if isinstance(src, builtins.bool):  # NumPy judges a Python bool as a bool array
         src_dtype, what, src = _dtypes.bool.dtype, "scalar", _coerce.asarray(src)
     elif isinstance(src, (int, float, complex)) and not isinstance(src, numpy.generic):
-        src_dtype = _dtypes.result_type(dst_dtype, src)
+        src_dtype = _promotion.result_type(dst_dtype, src)
         what = "scalar"
         _coerce.check_python_int_fits(src, dst_dtype)
         if isinstance(src, int) and dst_dtype.kind == "b" and not -2**63 <= src < 2**63:
@@ -133,7 +133,7 @@ def _copyto_source(src, dst_dtype, casting):
         src = _coerce.asarray(src)
         src_dtype = src.dtype
         what = "array data"
-    if not _dtypes.can_cast(src_dtype, dst_dtype, casting):
+    if not _promotion.can_cast(src_dtype, dst_dtype, casting):
         raise TypeError(f"Cannot cast {what} from {src_dtype!r} to {dst_dtype!r} according "
                         f"to the rule '{casting}'")
     return src
@@ -296,7 +296,7 @@ def arange(start_or_stop, /, stop=None, step=1, *, dtype=None, device=None, like
 
 
 def _inexact_result_type(*arrays):
-    dt = _dtypes.result_type(*arrays)
+    dt = _promotion.result_type(*arrays)
     return _dtypes.float64.dtype if dt.kind in "biu" else dt
 
 
@@ -352,7 +352,7 @@ def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
         start, stop, base = (array(x, copy=None, ndmin=ndim) for x in (start, stop, base))
         base = base._view(base._t.unsqueeze(normalize_axis(axis, base.ndim + 1)))
     y = linspace(start, stop, num=num, endpoint=endpoint, axis=axis)
-    dt = _dtypes.result_type(base, y)
+    dt = _promotion.result_type(base, y)
     base_t = _coerce.cast_tensor(_coerce.asarray(base)._t, dt)
     out = torch.pow(base_t, _coerce.cast_tensor(y._t, dt))
     return ndarray._wrap(_coerce.cast_tensor(out, dt if dtype is None else _dtypes._as_dtype(dtype)))
@@ -373,9 +373,9 @@ def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     start, stop = _coerce.asarray(start), _coerce.asarray(stop)
     if builtins.bool((start._t == 0).any()) or builtins.bool((stop._t == 0).any()):
         raise ValueError("Geometric sequence cannot include zero")  # NumPy checks values too
-    dt = _dtypes.result_type(start, stop, float(num), numpy.zeros((), _dtypes._as_dtype(
+    dt = _promotion.result_type(start, stop, float(num), numpy.zeros((), _dtypes._as_dtype(
         dtype).np if dtype is not None else None))
-    dt = _dtypes.result_type(dt, _dtypes.float64.dtype)
+    dt = _promotion.result_type(dt, _dtypes.float64.dtype)
     start_t = _coerce.cast_tensor(start._t, dt)
     stop_t = _coerce.cast_tensor(stop._t, dt)
     sign = torch.sgn(start_t)

@@ -1,10 +1,11 @@
-"""NumPy dtypes and scalar types over torch dtypes.
+"""NumPy dtypes and scalar types over torch dtypes: the bottom layer of the shim.
 
 Every promotion question is answered by real NumPy on dtype *metadata* (never on
 values): that gives NEP 50 exactly, costs a cached dictionary lookup, and keeps the
-shim traceable because no tensor is ever inspected.
+shim traceable because no tensor is ever inspected. This module knows nothing of shim
+arrays; questions asked of arrays and Python scalars live in ``_promotion``, and what
+the scalar types do with shim scalars (construct them, recognise them) in ``_scalars``.
 """
-import builtins
 import functools
 
 import numpy
@@ -20,8 +21,8 @@ __all__ = [
     "byte", "short", "intc", "int_", "intp", "long", "longlong",
     "ubyte", "ushort", "uintc", "uint", "uintp", "ulong", "ulonglong",
     "half", "single", "double", "csingle", "cdouble",
-    "result_type", "promote_types", "can_cast", "finfo", "iinfo", "issubdtype",
-    "isdtype", "min_scalar_type", "common_type", "typename", "mintypecode",
+    "promote_types", "issubdtype", "isdtype", "min_scalar_type", "common_type", "typename",
+    "mintypecode",
 ]
 
 _TORCH_OF = {
@@ -103,16 +104,9 @@ class dtype:
 
 
 class _ScalarMeta(type):
-    """Scalar types are classes (for issubclass/issubdtype) whose instances are 0-D
-    shim arrays flagged as scalars; they compare equal to NumPy's scalar types."""
-
-    def __instancecheck__(cls, obj):
-        from ._ndarray import ndarray
-        if isinstance(obj, ndarray) and obj._scalar:
-            return issubclass(obj.dtype.type, cls)
-        if isinstance(obj, numpy.generic):
-            return issubdtype(obj.dtype, cls)
-        return type.__instancecheck__(cls, obj)
+    """Scalar types are classes (for issubclass/issubdtype) that compare equal to NumPy's
+    scalar types. Their instances are shim scalars, 0-D arrays flagged as scalars, so
+    ``isinstance`` and calling a scalar type are given by ``_scalars``, above the array."""
 
     def __eq__(cls, other):
         if isinstance(other, _ScalarMeta):
@@ -126,12 +120,6 @@ class _ScalarMeta(type):
 
     def __repr__(cls):
         return f"<class 'torch_numpy_shim.{cls.__name__}'>"
-
-    def __call__(cls, value=0, /):
-        if "_np_type" not in cls.__dict__:
-            raise TypeError(f"cannot create 'torch_numpy_shim.{cls.__name__}' instances")
-        from ._coerce import make_scalar
-        return make_scalar(value, cls.dtype)
 
 
 class generic(metaclass=_ScalarMeta): pass
@@ -217,75 +205,8 @@ def default_int():
     return int64.dtype
 
 
-def _promotable(obj):
-    """What NumPy's result_type should see: dtypes for arrays, Python types' values
-    for weak scalars (int/float/complex/bool stay weak as NEP 50 says)."""
-    from ._ndarray import ndarray
-    if isinstance(obj, ndarray):
-        return obj.dtype.np
-    if isinstance(obj, numpy.generic):  # before float: numpy.float64 subclasses float
-        return obj.dtype
-    if isinstance(obj, (builtins.bool, int, float, complex)):
-        return obj
-    if isinstance(obj, (torch.SymInt, torch.SymFloat, torch.SymBool)):
-        return {torch.SymInt: 0, torch.SymFloat: 0.0, torch.SymBool: False}[type(obj)]
-    if isinstance(obj, (dtype, _ScalarMeta, numpy.dtype, str, type, torch.dtype)):
-        return numpy.dtype(_numpy_spec(obj))
-    if isinstance(obj, numpy.ndarray):
-        return obj.dtype
-    return numpy.asarray(obj).dtype
-
-
-@functools.lru_cache(maxsize=4096, typed=True)
-def _cached_result_type(*keys):
-    return numpy.result_type(*keys)
-
-
-def _weak_key(x):
-    """Weak Python scalars promote by kind only; use a representative value so the
-    cache key stays small (result_type does not depend on the value under NEP 50)."""
-    if isinstance(x, builtins.bool):
-        return False
-    if isinstance(x, int):
-        return 0
-    if isinstance(x, float):
-        return 0.0
-    if isinstance(x, complex):
-        return 0j
-    return x
-
-
-def result_type(*arrays_and_dtypes):
-    keys = tuple(_weak_key(_promotable(x)) for x in arrays_and_dtypes)
-    return _from_numpy_dtype(_cached_result_type(*keys))
-
-
 def promote_types(type1, type2):
     return _from_numpy_dtype(numpy.promote_types(_as_dtype(type1).np, _as_dtype(type2).np))
-
-
-def can_cast(from_, to, casting="safe"):
-    from ._ndarray import ndarray
-    if isinstance(from_, (builtins.bool, int, float, complex)):
-        raise TypeError("can_cast() does not support Python ints, floats, and complex because "
-                        "the result used to depend on the value.\nThis change was part of "
-                        "adopting NEP 50, we may explicitly allow them again in the future.")
-    src = from_.dtype.np if isinstance(from_, ndarray) else numpy.dtype(_numpy_spec(from_))
-    return numpy.can_cast(src, numpy.dtype(_numpy_spec(to)), casting)
-
-
-def finfo(type_):
-    from ._ndarray import ndarray
-    if isinstance(type_, ndarray):
-        type_ = type_.dtype
-    return numpy.finfo(_numpy_spec(type_))
-
-
-def iinfo(type_):
-    from ._ndarray import ndarray
-    if isinstance(type_, ndarray):
-        type_ = type_.dtype
-    return numpy.iinfo(_numpy_spec(type_))
 
 
 def issubdtype(arg1, arg2):

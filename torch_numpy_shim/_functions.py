@@ -19,7 +19,7 @@ import operator
 import numpy
 import torch
 
-from . import _dtypes
+from . import _dtypes, _promotion, linalg
 from ._coerce import asarray, cast_tensor, check_python_int_fits
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
@@ -50,7 +50,7 @@ def _scalar_like(value, t):
 def _promote(*items):
     """NumPy's result dtype for tensors and (weak) Python numbers."""
     keys = [ndarray._wrap(x) if isinstance(x, torch.Tensor) else x for x in items]
-    return _dtypes.result_type(*keys)
+    return _promotion.result_type(*keys)
 
 
 def _subtract(x, y):
@@ -105,7 +105,7 @@ def diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
     t = a._t
     if parts:
         pieces = [p._t for first, p in parts if first] + [t] + [p._t for first, p in parts if not first]
-        dt = _dtypes.result_type(*[ndarray._wrap(p) for p in pieces])
+        dt = _promotion.result_type(*[ndarray._wrap(p) for p in pieces])
         t = torch.cat([cast_tensor(p, dt).to(t.device) for p in pieces], dim=axis)
     for _ in range(n):
         hi, lo = _neighbours(t, axis)
@@ -123,7 +123,7 @@ def ediff1d(ary, to_end=None, to_begin=None):
             pieces.append(None)
             continue
         extra = asarray(extra)
-        if not _dtypes.can_cast(extra.dtype, dt, "same_kind"):
+        if not _promotion.can_cast(extra.dtype, dt, "same_kind"):
             raise TypeError(f"dtype of `{name}` must be compatible with input `ary` under the "
                             f"`same_kind` rule.")
         pieces.append(cast_tensor(extra._t.reshape(-1), dt).to(t.device))
@@ -296,7 +296,7 @@ def _operands_1d(a, v):
         if x.ndim > 1:
             raise ValueError("object too deep for desired array")
     a_t, v_t = a._t.reshape(-1), v._t.reshape(-1).to(a._t.device)
-    return a_t, v_t, _dtypes.result_type(a, v)
+    return a_t, v_t, _promotion.result_type(a, v)
 
 
 def correlate(a, v, mode="valid"):
@@ -400,17 +400,16 @@ def polyval(p, x):
     y = ndarray._wrap(torch.zeros_like(x._t))
     for i in range(p.shape[0] if p.ndim else 0):
         # y * x keeps y's dtype; adding the (strong) coefficient promotes
-        dt = _dtypes.result_type(_dtypes.result_type(y, x), p.dtype)
+        dt = _promotion.result_type(_promotion.result_type(y, x), p.dtype)
         y = ndarray._wrap(_multiply_add(y._t, x._t, p._t[i].to(x._t.device), dt), scalar=x.ndim == 0)
     return y
 
 
 def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
-    from . import linalg
     order = int(deg) + 1
     x, y = asarray(x), asarray(y)
-    x_t = cast_tensor(x._t, _dtypes.result_type(x, 0.0))
-    y_t = cast_tensor(y._t, _dtypes.result_type(y, 0.0))
+    x_t = cast_tensor(x._t, _promotion.result_type(x, 0.0))
+    y_t = cast_tensor(y._t, _promotion.result_type(y, 0.0))
     if deg < 0:
         raise ValueError("expected deg >= 0")
     if x_t.ndim != 1:
@@ -430,7 +429,7 @@ def polyfit(x, y, deg, rcond=None, full=False, w=None, cov=False):
     rhs = y_t
     if w is not None:
         w = asarray(w)
-        w_t = cast_tensor(w._t, _dtypes.result_type(w, 0.0))
+        w_t = cast_tensor(w._t, _promotion.result_type(w, 0.0))
         if w_t.ndim != 1:
             raise TypeError("expected a 1-d array for weights")
         if w_t.shape[0] != y_t.shape[0]:
@@ -463,7 +462,7 @@ def _aligned(a1, a2):
     """Two coefficient arrays left-padded with zeros to one length, in their common dtype."""
     a1, a2 = asarray(a1), asarray(a2)
     t1, t2 = (x._t.reshape(-1) if x.ndim == 0 else x._t for x in (a1, a2))
-    dt = _dtypes.result_type(a1, a2)
+    dt = _promotion.result_type(a1, a2)
     length = max(t1.shape[0], t2.shape[0])
 
     def pad(t):
@@ -507,7 +506,7 @@ def polyder(p, m=1):
     t = p._t
     for _ in range(m):
         n = t.shape[0] - 1
-        rt = _dtypes.result_type(_dt(t), _dtypes.int64.dtype)  # times an int64 arange
+        rt = _promotion.result_type(_dt(t), _dtypes.int64.dtype)  # times an int64 arange
         t = _multiply_add(t[:-1], torch.arange(max(n, 0), 0, -1, device=t.device),
                           t.new_zeros((), dtype=torch.bool), rt)
     return ndarray._wrap(t)
@@ -527,10 +526,10 @@ def polyint(p, m=1, k=None):
         return p
     t = p._t
     for i in range(m):
-        quotient_dt = _dtypes.result_type(_dtypes.result_type(_dt(t), _dtypes.int64.dtype), 0.0)
+        quotient_dt = _promotion.result_type(_promotion.result_type(_dt(t), _dtypes.int64.dtype), 0.0)
         divided = cast_tensor(t, quotient_dt) / torch.arange(t.shape[0], 0, -1, device=t.device).to(quotient_dt.torch)
         constant = asarray(k[i:i + 1])
-        rt = _dtypes.result_type(quotient_dt, constant.dtype)
+        rt = _promotion.result_type(quotient_dt, constant.dtype)
         t = torch.cat([cast_tensor(divided, rt), cast_tensor(constant._t, rt)])
     return ndarray._wrap(t)
 
@@ -572,18 +571,18 @@ def isclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
         return v if isinstance(v, (int, float, complex)) and not isinstance(v, ndarray) else asarray(v)
     x, y, atol, rtol = (arg(v) for v in (a, b, atol, rtol))
     if isinstance(y, ndarray):
-        y = ndarray._wrap(cast_tensor(y._t, _dtypes.result_type(y, 1.0)))
+        y = ndarray._wrap(cast_tensor(y._t, _promotion.result_type(y, 1.0)))
     elif isinstance(y, int):
         y = float(y)
-    rt = _dtypes.result_type(x, y)
+    rt = _promotion.result_type(x, y)
     device = next((v._t.device for v in (x, y) if isinstance(v, ndarray)), None)
     xt = _tensor_in(x, rt, device)
     yt = _tensor_in(y, rt, device)
     gap = torch.abs(xt - yt)
-    tol_dt = _dtypes.result_type(atol, rtol, ndarray._wrap(torch.abs(yt)))
+    tol_dt = _promotion.result_type(atol, rtol, ndarray._wrap(torch.abs(yt)))
     limit = _tensor_in(atol, tol_dt, device) + _tensor_in(rtol, tol_dt, device) * \
         cast_tensor(torch.abs(yt), tol_dt)
-    cmp_dt = _dtypes.result_type(ndarray._wrap(gap), ndarray._wrap(limit))
+    cmp_dt = _promotion.result_type(ndarray._wrap(gap), ndarray._wrap(limit))
     result = (cast_tensor(gap, cmp_dt) <= cast_tensor(limit, cmp_dt)) & torch.isfinite(yt) | (xt == yt)
     if equal_nan:
         result = result | (torch.isnan(xt) & torch.isnan(yt))
@@ -602,7 +601,7 @@ def allclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
 
 
 def _equal_tensors(a, b):
-    dt = _dtypes.result_type(a, b)
+    dt = _promotion.result_type(a, b)
     return cast_tensor(a._t, dt) == cast_tensor(b._t, dt)
 
 
@@ -640,7 +639,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     scalar = x.ndim == 0
     if x.dtype.kind not in "fc":
         return ndarray._wrap(x._t, scalar=True) if scalar else x
-    real_dt = _dtypes.result_type(x.dtype, 0.0) if x.dtype.kind == "f" else \
+    real_dt = _promotion.result_type(x.dtype, 0.0) if x.dtype.kind == "f" else \
         {"complex64": _dtypes.float32.dtype, "complex128": _F64}[x.dtype.name]
     info = numpy.finfo(real_dt.np)
     high = float(info.max) if posinf is None else posinf
@@ -693,11 +692,11 @@ def angle(z, deg=False):
         im, re = z._t.imag, z._t.real
         rt = _dt(re)
     else:
-        rt = _dtypes.result_type(0, z)
+        rt = _promotion.result_type(0, z)
         re = cast_tensor(z._t, rt)
         im = re.new_zeros(())
     if rt.kind in "biu":  # arctan2's loop: the smallest float holding the integers
-        rt = _dtypes.result_type(rt, _dtypes.float16.dtype)
+        rt = _promotion.result_type(rt, _dtypes.float16.dtype)
     re, im = cast_tensor(re, rt), cast_tensor(im, rt)
     result = torch.atan2(im, re)
     if deg:
@@ -748,7 +747,7 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi):
 
 def sinc(x):
     x = asarray(x)
-    rt = _dtypes.result_type(math.pi, x)
+    rt = _promotion.result_type(math.pi, x)
     if rt.kind in "biu":
         rt = _F64
     t = _scalar_like(math.pi, x._t.new_empty(0, dtype=rt.torch)) * cast_tensor(x._t, rt)

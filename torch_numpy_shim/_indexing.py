@@ -18,7 +18,7 @@ import torch
 from torch.fx.experimental.symbolic_shapes import guard_or_false
 from torch.multiprocessing.reductions import StorageWeakRef
 
-from . import _coerce, _dtypes
+from . import _coerce, _dtypes, _promotion
 from ._errors import ComplexWarning, raise_if
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, OutArray, normalize_axis, normalizer, write_out
@@ -480,7 +480,7 @@ def _as_intp(obj, casting):
     if _is_host_value(obj) and not isinstance(obj, (numpy.ndarray, numpy.generic)):
         return _coerce.asarray(numpy.array(obj, dtype=numpy.intp))
     arr = _coerce.asarray(obj)
-    if not _dtypes.can_cast(arr.dtype, _dtypes.int64, casting):
+    if not _promotion.can_cast(arr.dtype, _dtypes.int64, casting):
         raise TypeError(f"Cannot cast array data from {arr.dtype!r} to dtype('int64') according "
                         f"to the rule '{casting}'")
     return ndarray._wrap(arr._t.to(_INT64))
@@ -551,7 +551,7 @@ def _take_out(result, out, a):
     """``out=`` of take/compress: exact shape, and ``out`` must cast safely to ``a``."""
     if out.shape != tuple(result.shape):
         raise ValueError("output array does not match result of ndarray.take")
-    if not _dtypes.can_cast(out.dtype, a.dtype, "safe"):
+    if not _promotion.can_cast(out.dtype, a.dtype, "safe"):
         raise TypeError(f"Cannot cast array data from {out.dtype!r} to {a.dtype!r} according to "
                         f"the rule 'safe'")
     out._t.copy_(_coerce.cast_tensor(result, out.dtype))
@@ -603,7 +603,7 @@ def where(condition, x=_MISSING, y=_MISSING, /):
         return nonzero(condition)
     if x is _MISSING or y is _MISSING:
         raise ValueError("either both or neither of x and y should be given")
-    dt = _dtypes.result_type(x, y)
+    dt = _promotion.result_type(x, y)
     cond, xa, ya = (_coerce.asarray(o) for o in (condition, x, y))
     try:
         torch.broadcast_shapes(cond._t.shape, xa._t.shape, ya._t.shape)
@@ -655,7 +655,7 @@ def putmask(a, /, mask, values):
         raise ValueError("putmask: mask and data must be the same size")
     if isinstance(values, numpy.ndarray) or (isinstance(values, ndarray) and not values._scalar):
         source = values.dtype
-        if not _dtypes.can_cast(source, a.dtype, "safe"):
+        if not _promotion.can_cast(source, a.dtype, "safe"):
             raise TypeError(f"Cannot cast array data from {_dtypes._as_dtype(source)!r} to "
                             f"{a.dtype!r} according to the rule 'safe'")
     values = _converted_values(values, a.dtype)
@@ -681,14 +681,14 @@ def compress(condition: ArrayLike, a: ArrayLike, axis=None, out: OutArray = None
 def choose(a, choices, out: OutArray = None, mode="raise"):
     mode = _clip_mode(mode)
     index = _coerce.asarray(a)
-    if not _dtypes.can_cast(index.dtype, _dtypes.int64, "safe"):
+    if not _promotion.can_cast(index.dtype, _dtypes.int64, "safe"):
         raise TypeError(f"Cannot cast array data from {index.dtype!r} to dtype('int64') according "
                         f"to the rule 'safe'")
     if isinstance(choices, (ndarray, numpy.ndarray)):
         choices = list(_coerce.asarray(choices))
     if len(choices) == 0:
         raise ValueError("0-length sequence.")
-    dt = _dtypes.result_type(*choices)
+    dt = _promotion.result_type(*choices)
     arrays = [_coerce.asarray(c) for c in choices]
     shape = _broadcast_shape([index] + arrays)
     stacked = torch.stack([_movable(_coerce.cast_tensor(c._t, dt)).expand(shape) for c in arrays])
@@ -720,7 +720,7 @@ def select(condlist, choicelist, default=0):
     if len(condlist) == 0:
         raise ValueError("select with an empty condition list is not possible")
     choices = [_coerce.asarray(c) for c in choicelist]
-    dt = _dtypes.result_type(_dtypes.result_type(*choices), default)
+    dt = _promotion.result_type(_promotion.result_type(*choices), default)
     conds = [_coerce.asarray(c) for c in condlist]
     for i, cond in enumerate(conds):
         if cond.dtype.kind != "b":
@@ -797,7 +797,7 @@ def ix_(*args):
 
 def _index_ints(obj):
     arr = _coerce.asarray(obj)
-    if not _dtypes.can_cast(arr.dtype, _dtypes.int64, "same_kind"):
+    if not _promotion.can_cast(arr.dtype, _dtypes.int64, "same_kind"):
         raise TypeError("only int indices permitted")
     return arr._t.to(_INT64)
 

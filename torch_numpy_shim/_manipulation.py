@@ -11,7 +11,7 @@ import warnings
 import numpy
 import torch
 
-from . import _coerce, _dtypes
+from . import _coerce, _dtypes, _promotion
 from ._creation import array, linspace, movable, restored
 from ._errors import AxisError, UnsupportedError
 from ._ndarray import ndarray
@@ -313,9 +313,9 @@ def _joined_dtype(arrays, dtype, out, casting):
     if dtype is not None and out is not None:
         raise TypeError("concatenate() only takes `out` or `dtype` as an argument, but both were provided.")
     target = (out.dtype if out is not None else _dtypes._as_dtype(dtype) if dtype is not None
-              else _dtypes.result_type(*arrays))
+              else _promotion.result_type(*arrays))
     for a in arrays:
-        if not _dtypes.can_cast(a.dtype, target, casting):
+        if not _promotion.can_cast(a.dtype, target, casting):
             raise TypeError(f"Cannot cast array data from {a.dtype!r} to {target!r} according "
                             f"to the rule '{casting}'")
     return target
@@ -537,7 +537,7 @@ def repeat(a: ArrayLike, repeats, axis=None):
             raise ValueError("negative dimensions are not allowed")
         return ndarray._wrap(restored(t.repeat_interleave(count, axis), a._t.dtype))
     counts = _coerce.asarray(repeats)
-    if not _dtypes.can_cast(counts.dtype, _dtypes.int64.dtype, "safe") and counts.dtype.kind != "f":
+    if not _promotion.can_cast(counts.dtype, _dtypes.int64.dtype, "safe") and counts.dtype.kind != "f":
         raise TypeError(f"Cannot cast array data from {counts.dtype!r} to dtype('int64') "
                         "according to the rule 'safe'")
     counts_t = counts._t.to(torch.int64).reshape(-1)

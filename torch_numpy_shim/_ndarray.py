@@ -1,19 +1,20 @@
 """The shim's ndarray: a torch.Tensor plus the two facts NumPy keeps that torch does not,
 whether the value is a NumPy scalar and which array owns the memory (``base``).
 
-Operators go to ufunc objects and named methods go to the module-level functions
-(see ``_methods``), so every behaviour has exactly one implementation.
+Every function module builds on this class, so it holds only what needs the tensor and
+dtype metadata. What an array does through those functions (operators are ufuncs,
+``a.sum()`` is ``sum(a)``, ``a[key]`` is the indexing module's, conversion to NumPy is
+``_coerce``'s) is attached by ``_methods``: every behaviour has exactly one implementation.
 """
 import builtins
 import operator
-import sys
 
 import torch
 
 from . import _dtypes
 from ._errors import UnsupportedError
 
-__all__ = ["ndarray", "flatiter"]
+__all__ = ["ndarray"]
 
 
 class ndarray:
@@ -50,17 +51,6 @@ class ndarray:
     @property
     def shape(self):
         return tuple(self._t.shape)
-
-    @shape.setter
-    def shape(self, new_shape):
-        """In place, so only where a view can do it (NumPy's AttributeError otherwise)."""
-        from ._manipulation import reshape
-        target = reshape(self, new_shape).shape   # NumPy's ValueError for a size mismatch
-        try:
-            self._t = self._t.view(target)
-        except RuntimeError:
-            raise AttributeError("Incompatible shape for in-place modification. Use `.reshape()` "
-                                 "to make a copy with the desired shape.") from None
 
     @property
     def ndim(self):
@@ -128,22 +118,7 @@ class ndarray:
             raise TypeError("array does not have imaginary part to set")
         self.imag[...] = value
 
-    @property
-    def flat(self):
-        return flatiter(self)
-
-    @flat.setter
-    def flat(self, value):
-        flatiter(self)[...] = value
-
     # ---- conversions --------------------------------------------------------------
-    def __array__(self, dtype=None, copy=None):
-        from ._coerce import tensor_to_numpy
-        out = tensor_to_numpy(self._t)
-        if dtype is not None:
-            out = out.astype(dtype, copy=False)
-        return out.copy() if copy else out
-
     def _only_element(self, kind):
         if self._t.numel() != 1:
             raise TypeError("only length-1 arrays can be converted to Python scalars")
@@ -194,29 +169,13 @@ class ndarray:
             return hash(self.item())
         raise TypeError("unhashable type: 'numpy.ndarray'")
 
-    def __repr__(self):
-        from ._coerce import to_numpy
-        return repr(to_numpy(self))
-
-    def __str__(self):
-        from ._coerce import to_numpy
-        return str(to_numpy(self))
-
-    def __format__(self, spec):
-        from ._coerce import to_numpy
-        return format(to_numpy(self), spec)
-
     def __copy__(self):
         return self.copy()
 
     def __deepcopy__(self, memo):
         return self.copy()
 
-    def __reduce__(self):
-        from ._coerce import asarray, to_numpy
-        return (asarray, (to_numpy(self),))
-
-    # ---- core methods (everything else is bound in _methods) -----------------------
+    # ---- methods that need no other module (the rest are attached by _methods) ------
     def item(self, *args):
         if not args:
             if self._t.numel() != 1:
@@ -234,16 +193,6 @@ class ndarray:
     def tolist(self):
         return self._t.tolist()
 
-    def astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
-        from ._coerce import cast_tensor
-        target = _dtypes._as_dtype(dtype)
-        if not _dtypes.can_cast(self.dtype, target, casting):
-            raise TypeError(f"Cannot cast array data from {self.dtype!r} to {target!r} "
-                            f"according to the rule '{casting}'")
-        if not copy and target is self.dtype:
-            return self
-        return ndarray._wrap(cast_tensor(self._t, target, copy=True), self._scalar)
-
     def copy(self, order="C"):
         return ndarray._wrap(self._t.clone(memory_format=torch.contiguous_format), self._scalar)
 
@@ -257,14 +206,6 @@ class ndarray:
         if target.itemsize != self.itemsize and self._t.ndim == 0:
             raise ValueError("Changing the dtype of a 0d array is only supported if the itemsize is unchanged")
         return self._view(self._t.view(target.torch))
-
-    def __getitem__(self, key):
-        from ._indexing import getitem
-        return getitem(self, key)
-
-    def __setitem__(self, key, value):
-        from ._indexing import setitem
-        setitem(self, key, value)
 
 
 class _Flags:
@@ -295,171 +236,3 @@ class _Flags:
                "F": "f_contiguous", "WRITEABLE": "writeable", "W": "writeable", "OWNDATA": "owndata",
                "O": "owndata"}[name.upper()]
         return getattr(self, key)
-
-
-class flatiter:
-    """``a.flat``: a 1-D, C-ordered window on ``a`` that reads and writes through."""
-
-    __slots__ = ("base", "_index")
-
-    def __init__(self, base):
-        self.base = base
-        self._index = 0
-
-    def __len__(self):
-        return self.base.size
-
-    def __iter__(self):
-        from ._manipulation import ravel
-        return iter(ravel(self.base))
-
-    def __getitem__(self, key):
-        from ._manipulation import ravel
-        return ravel(self.base)[key]
-
-    def __setitem__(self, key, value):
-        t = self.base._t
-        flat = ndarray._wrap(t.view(-1) if t.is_contiguous() else t.flatten())
-        flat[key] = self._cycled(flat, key, value)
-        if not t.is_contiguous():
-            t.copy_(flat._t.view(t.shape))
-
-    @staticmethod
-    def _cycled(flat, key, value):
-        """``a.flat[...] = values`` takes the values in order, repeating or truncating
-        them to the selection (NumPy's rule), rather than broadcasting."""
-        from ._coerce import asarray
-        values = asarray(value)
-        selected = flat[key]
-        if not isinstance(selected, ndarray) or selected._scalar:   # one element
-            if values.size != 1:
-                raise ValueError("Error setting single item of array.")
-            return values.reshape(())
-        if values.ndim == 0 or values.size in (0, selected.size):
-            return values
-        repeats = -(-selected.size // values.size)
-        return ndarray._wrap(values._t.reshape(-1).repeat(repeats)[:selected.size])
-
-    def copy(self):
-        from ._manipulation import ravel
-        return ravel(self.base).copy()
-
-    def __array__(self, dtype=None, copy=None):
-        return self.copy().__array__(dtype)
-
-
-def _shim(name):
-    """Look a NumPy function up in the shim namespace at call time (the namespace
-    imports this module, so binding at import would be circular)."""
-    return getattr(sys.modules["torch_numpy_shim"], name)
-
-
-def _binary(name):
-    def forward(self, other):
-        if _squares(name, self, other):
-            return _shim("square")(self)
-        return _shim(name)(self, other)
-
-    def reflected(self, other):
-        return _shim(name)(other, self)
-
-    def inplace(self, other):
-        out = {} if self._scalar else {"out": self}   # NumPy scalars are immutable: rebind
-        if _squares(name, self, other):
-            return _shim("square")(self, **out)
-        return _shim(name)(self, other, **out)
-
-    return forward, reflected, inplace
-
-
-def _squares(name, array, other):
-    """``a ** 2`` of an array (not a NumPy scalar) is NumPy's ``square(a)``: the same
-    values, but a bool array squares to int8 where ``power`` with a Python int gives int64."""
-    return name == "power" and not array._scalar and type(other) is int and other == 2
-
-
-for _op, _name in [("add", "add"), ("sub", "subtract"), ("mul", "multiply"),
-                   ("truediv", "true_divide"), ("floordiv", "floor_divide"), ("mod", "remainder"),
-                   ("pow", "power"), ("and", "bitwise_and"), ("or", "bitwise_or"),
-                   ("xor", "bitwise_xor"), ("lshift", "left_shift"), ("rshift", "right_shift"),
-                   ("matmul", "matmul"), ("divmod", "divmod")]:
-    _f, _r, _i = _binary(_name)
-    setattr(ndarray, f"__{_op}__", _f)
-    setattr(ndarray, f"__r{_op}__", _r)
-    if _op != "divmod":
-        setattr(ndarray, f"__i{_op}__", _i)
-
-
-def _unary(name):
-    return lambda self: _shim(name)(self)
-
-
-def _compare(name):
-    return lambda self, other: _shim(name)(self, other)
-
-
-for _op, _name in [("neg", "negative"), ("pos", "positive"), ("abs", "absolute"), ("invert", "invert")]:
-    setattr(ndarray, f"__{_op}__", _unary(_name))
-for _op, _name in [("eq", "equal"), ("ne", "not_equal"), ("lt", "less"), ("le", "less_equal"),
-                   ("gt", "greater"), ("ge", "greater_equal")]:
-    setattr(ndarray, f"__{_op}__", _compare(_name))
-
-
-def _method(name):
-    """``a.name(*args)`` is ``np.name(a, *args)``: one implementation per behaviour."""
-    def method(self, *args, **kwargs):
-        return _shim(name)(self, *args, **kwargs)
-    method.__name__ = name
-    return method
-
-
-def _varargs_method(name):
-    """``a.reshape(2, 3)`` and ``a.transpose(1, 0)`` accept the shape/axes unpacked."""
-    def method(self, *args, **kwargs):
-        if len(args) > 1 or (len(args) == 1 and isinstance(args[0], int) and name == "reshape"):
-            args = (args,)
-        elif name == "transpose" and len(args) == 1 and args[0] is None:
-            args = ()
-        return _shim(name)(self, *args, **kwargs)
-    method.__name__ = name
-    return method
-
-
-for _name in ["sum", "prod", "mean", "std", "var", "min", "max", "argmin", "argmax", "cumsum",
-              "cumprod", "any", "all", "clip", "round", "dot", "argsort", "argpartition",
-              "searchsorted", "nonzero", "repeat", "take", "put", "diagonal", "trace", "conj",
-              "conjugate", "squeeze", "swapaxes", "ravel", "choose"]:
-    setattr(ndarray, _name, _method(_name))
-for _name in ["reshape", "transpose"]:
-    setattr(ndarray, _name, _varargs_method(_name))
-
-
-def _sort(self, axis=-1, kind=None, order=None, *, stable=None):
-    """``a.sort()`` reorders ``a`` itself (a flattening axis=None is refused, as NumPy)."""
-    if axis is None:
-        raise TypeError("'NoneType' object cannot be interpreted as an integer")
-    self._t.copy_(_shim("sort")(self, axis, kind, order, stable=stable)._t)
-
-
-def _partition(self, kth, axis=-1, kind="introselect", order=None):
-    if axis is None:
-        raise TypeError("'NoneType' object cannot be interpreted as an integer")
-    self._t.copy_(_shim("partition")(self, kth, axis, kind, order)._t)
-
-
-def _compress(self, condition, axis=None, out=None):
-    """``a.compress(c)`` is ``np.compress(c, a)``: the condition comes first there."""
-    return _shim("compress")(condition, self, axis, out)
-
-
-ndarray.compress = _compress
-ndarray.sort = _sort
-ndarray.partition = _partition
-
-
-def _flatten(self, order="C"):
-    """Always a copy, unlike ravel."""
-    return _shim("ravel")(self, order).copy()
-
-
-ndarray.flatten = _flatten

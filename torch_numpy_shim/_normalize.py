@@ -18,7 +18,7 @@ import operator
 
 import torch
 
-from . import _dtypes
+from . import _dtypes, _promotion
 from ._coerce import asarray, cast_tensor
 from ._errors import AxisError
 from ._ndarray import ndarray
@@ -100,7 +100,7 @@ def normalize_axis_tuple(axis, ndim, allow_duplicate=False):
 def write_out(result, out, casting="same_kind"):
     """Store ``result`` (an ndarray) into ``out`` as NumPy's ``out=`` does: shape must
     broadcast to out's, the dtype must cast under ``casting``. Returns ``out``."""
-    if not _dtypes.can_cast(result.dtype, out.dtype, casting):
+    if not _promotion.can_cast(result.dtype, out.dtype, casting):
         raise TypeError(f"Cannot cast ufunc output from {result.dtype!r} to {out.dtype!r} "
                         f"with casting rule '{casting}'")
     if torch.broadcast_shapes(result._t.shape, out._t.shape) != out._t.shape:

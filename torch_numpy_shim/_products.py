@@ -15,7 +15,7 @@ import warnings
 import numpy
 import torch
 
-from . import _dtypes
+from . import _dtypes, _promotion
 from ._coerce import asarray, cast_tensor
 from ._ndarray import ndarray
 from ._normalize import (ArrayLike, DTypeLike, OutArray, _out, finish, normalize_axis, normalizer,
@@ -78,9 +78,9 @@ def _product_of(a, b, dt, fn):
 def _gufunc_dtype(name, arrays, dtype, casting):
     """The loop dtype of a gufunc call: ``dtype=`` if given (inputs must cast to it)."""
     if dtype is None:
-        return _dtypes.result_type(*arrays)
+        return _promotion.result_type(*arrays)
     for i, a in enumerate(arrays):
-        if not _dtypes.can_cast(a.dtype, dtype, casting):
+        if not _promotion.can_cast(a.dtype, dtype, casting):
             raise UFuncInputCastingError(getattr(numpy, name), casting, a.dtype.np, dtype.np, i)
     return dtype
 
@@ -96,7 +96,7 @@ def _refuse_gufunc_extras(name, signature, axes, order, subok):
 
 def _finish_gufunc(name, t, out, casting):
     loop_dtype = _dtypes.from_torch(t.dtype)
-    if out is not None and not _dtypes.can_cast(loop_dtype, out.dtype, casting):
+    if out is not None and not _promotion.can_cast(loop_dtype, out.dtype, casting):
         raise UFuncOutputCastingError(getattr(numpy, name), casting, loop_dtype.np, out.dtype.np, 0)
     return finish(t, out, scalar=True, casting=casting)
 
@@ -199,7 +199,7 @@ def vecmat(x1: ArrayLike, x2: ArrayLike, /, out: OutArray = None, *, casting="sa
 # ---- dot, inner, vdot, outer, tensordot --------------------------------------------------
 def _multiply(a, b):
     """What dot/inner/kron do with a 0-d operand: an element-wise product."""
-    dt = _dtypes.result_type(a, b)
+    dt = _promotion.result_type(a, b)
     return _product_of(a, b, dt, torch.mul)
 
 
@@ -225,7 +225,7 @@ def dot(a: ArrayLike, b: ArrayLike, out: OutArray = None):
     if a.ndim == 0 or b.ndim == 0:
         t = _multiply(a, b)
     else:
-        t = _contract_last_with(a, b, -2 if b.ndim > 1 else 0, _dtypes.result_type(a, b))
+        t = _contract_last_with(a, b, -2 if b.ndim > 1 else 0, _promotion.result_type(a, b))
     if out is not None:
         if out.dtype is not _dtypes.from_torch(t.dtype) or out.shape != tuple(t.shape) \
                 or not out._t.is_contiguous():
@@ -242,7 +242,7 @@ def inner(a: ArrayLike, b: ArrayLike, /):
         return finish(_multiply(a, b), scalar=True)
     if a.shape[-1] != b.shape[-1]:
         raise _not_aligned(a, b, -1)
-    return finish(_contract_last_with(a, b, -1, _dtypes.result_type(a, b)), scalar=True)
+    return finish(_contract_last_with(a, b, -1, _promotion.result_type(a, b)), scalar=True)
 
 
 @normalizer
@@ -250,14 +250,14 @@ def vdot(a: ArrayLike, b: ArrayLike, /):
     """Dot product of the flattened arrays, the first conjugated."""
     if a.size != b.size:
         raise ValueError(f"cannot reshape array of size {b.size} into shape ({a.size},)")
-    dt = _dtypes.result_type(a, b)
+    dt = _promotion.result_type(a, b)
     t = mm(to_compute(a._t, dt).reshape(-1).conj(), to_compute(b._t, dt).reshape(-1))
     return finish(from_compute(t, dt), scalar=True)
 
 
 @normalizer
 def outer(a: ArrayLike, b: ArrayLike, out: OutArray = None):
-    dt = _dtypes.result_type(a, b)
+    dt = _promotion.result_type(a, b)
     t = _product_of(a, b, dt, lambda x, y: x.reshape(-1, 1) * y.reshape(1, -1))
     return finish(t, out)
 
@@ -287,7 +287,7 @@ def tensordot(a: ArrayLike, b: ArrayLike, axes=2):
     free_b = [i for i in range(b.ndim) if i not in axes_b]
     if len(free_a) + len(axes_a) != a.ndim or len(free_b) + len(axes_b) != b.ndim:
         raise ValueError("repeated axis in transpose")
-    dt = _dtypes.result_type(a, b)
+    dt = _promotion.result_type(a, b)
     n = math.prod(a.shape[i] for i in axes_a)
     shape_a = tuple(a.shape[i] for i in free_a)
     shape_b = tuple(b.shape[i] for i in free_b)
@@ -306,7 +306,7 @@ def kron(a: ArrayLike, b: ArrayLike):
     sb = (1,) * (nd - b.ndim) + b.shape
     interleaved_a = [d for s in sa for d in (s, 1)]
     interleaved_b = [d for s in sb for d in (1, s)]
-    dt = _dtypes.result_type(a, b)
+    dt = _promotion.result_type(a, b)
     t = _product_of(a, b, dt, lambda x, y: x.reshape(interleaved_a) * y.reshape(interleaved_b))
     return ndarray._wrap(t.reshape([p * q for p, q in zip(sa, sb)]))
 
@@ -491,9 +491,9 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
     arrays = [asarray(x) for x in arrays]
     out = _out(out)
     equation = _explicit_einsum(spec, arrays)
-    dt = _dtypes.result_type(*arrays) if dtype is None else _dtypes._as_dtype(dtype)
+    dt = _promotion.result_type(*arrays) if dtype is None else _dtypes._as_dtype(dtype)
     for i, x in enumerate(arrays):
-        if not _dtypes.can_cast(x.dtype, dt, casting):
+        if not _promotion.can_cast(x.dtype, dt, casting):
             raise TypeError(f"Iterator operand {i} dtype could not be cast from {x.dtype!r} to {dt!r} "
                             f"according to the rule '{casting}'")
     is_view = (len(arrays) == 1 and arrays[0].dtype is dt and out is None
@@ -506,7 +506,7 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
     t = from_compute(torch.einsum(equation, *(to_compute(x._t, dt) for x in arrays)), dt)
     if out is None:
         return finish(t, scalar=True)
-    if not _dtypes.can_cast(dt, out.dtype, casting):
+    if not _promotion.can_cast(dt, out.dtype, casting):
         raise TypeError(f"Iterator requested dtype could not be cast from {dt!r} to {out.dtype!r}, the "
                         f"operand {len(arrays)} dtype, according to the rule '{casting}'")
     if out.ndim != t.ndim:

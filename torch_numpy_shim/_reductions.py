@@ -26,7 +26,7 @@ import math
 import numpy
 import torch
 
-from . import _dtypes
+from . import _dtypes, _promotion
 from ._coerce import asarray, cast_tensor, check_python_int_fits
 from ._errors import UFuncOutputCastingError
 from ._ndarray import ndarray
@@ -361,7 +361,7 @@ def _variance(a, axes, dtype, out, ddof, keepdims, mask, mean_):
         if not _broadcasts_to(center.shape, a.shape):
             raise ValueError(f"operands could not be broadcast together with shapes {a.shape} "
                              f"{center.shape}")
-    deviation_dt = _dtypes.result_type(a, center if mean_ is None else mean_)
+    deviation_dt = _promotion.result_type(a, center if mean_ is None else mean_)
     if deviation_dt.kind == "b":
         raise TypeError("numpy boolean subtract, the `-` operator, is not supported")
     deviation = _add_or_subtract(torch.sub, deviation_dt, cast_tensor(a._t, deviation_dt),
@@ -520,7 +520,7 @@ def ptp(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=Fals
     difference = _add_or_subtract(torch.sub, dt, cast_tensor(high._t, dt), cast_tensor(low._t, dt))
     if out is None:
         return _deliver(difference, None)
-    if not _dtypes.can_cast(dt, out.dtype, "same_kind"):
+    if not _promotion.can_cast(dt, out.dtype, "same_kind"):
         raise UFuncOutputCastingError(numpy.subtract, "same_kind", dt.np, out.dtype.np, 0)
     return _store(difference, out)
 
@@ -538,7 +538,7 @@ def _arg_extreme(a, axis, out, keepdims, largest):
         return _deliver(index, None)
     if out.shape != tuple(index.shape):
         raise ValueError(f"output array does not match result of np.{'argmax' if largest else 'argmin'}.")
-    if not _dtypes.can_cast(out.dtype, _dtypes.intp.dtype, "safe"):
+    if not _promotion.can_cast(out.dtype, _dtypes.intp.dtype, "safe"):
         raise TypeError(f"Cannot cast array data from {out.dtype!r} to dtype('int64') "
                         "according to the rule 'safe'")
     return _store(index, out)

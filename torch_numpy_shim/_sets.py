@@ -8,7 +8,7 @@ is NumPy's: -0.0 == 0.0, NaN != NaN, except that ``unique(equal_nan=True)`` merg
 import torch
 from numpy.lib._arraysetops_impl import UniqueAllResult, UniqueCountsResult, UniqueInverseResult
 
-from . import _dtypes
+from . import _dtypes, _promotion
 from ._coerce import asarray, cast_tensor
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
@@ -121,7 +121,7 @@ def unique_all(x):
 
 def _flat_concatenation(ar1, ar2):
     """np.concatenate((ar1, ar2), axis=None): Python scalars promote weakly."""
-    target = _dtypes.result_type(*(x if isinstance(x, (bool, int, float, complex)) else asarray(x)
+    target = _promotion.result_type(*(x if isinstance(x, (bool, int, float, complex)) else asarray(x)
                                    for x in (ar1, ar2)))
     parts = [cast_tensor(asarray(x)._t, target).reshape(-1) for x in (ar1, ar2)]
     return torch.cat(parts)
@@ -140,7 +140,7 @@ def intersect1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique=False, return_indi
         first, second, index1, index2 = first._t, second._t, index1._t, index2._t
     else:
         first, second = unique(ar1)._t, unique(ar2)._t
-    target = _dtypes.result_type(_wrap(first), _wrap(second))
+    target = _promotion.result_type(_wrap(first), _wrap(second))
     both = torch.cat([cast_tensor(first, target), cast_tensor(second, target)])
     order = stable_argsort(both, 0)
     sorted_both = take_along(both, order, 0)
@@ -177,7 +177,7 @@ def setdiff1d(ar1: ArrayLike, ar2: ArrayLike, assume_unique=False):
 
 def _membership(element, test_elements, invert):
     """Boolean tensor, element's shape: is each value equal to some test element."""
-    target = _dtypes.result_type(element, test_elements)
+    target = _promotion.result_type(element, test_elements)
     if target.kind == "f" and element.dtype.kind in "biu" and test_elements.dtype.kind in "biu":
         # uint64 with signed ints: NumPy answers exactly or through float64 depending
         # on the data (its table, loop or sort method), so no single answer is NumPy's.

@@ -16,7 +16,7 @@ import operator
 import numpy
 import torch
 
-from . import _dtypes
+from . import _dtypes, _promotion
 from ._coerce import asarray, cast_tensor
 from ._errors import UnsupportedError, raise_if
 from ._ndarray import ndarray
@@ -315,7 +315,7 @@ def _quantile_dtype(arr_dt, q_dt, weak_q, method, weighted):
     if weighted or method in _DISCRETE or (method == "linear" and q_dt.kind in "biu"):
         return arr_dt
     index_dt = q_dt if q_dt.kind == "f" else _F64
-    return _dtypes.result_type(arr_dt, 0.0 if weak_q else index_dt)
+    return _promotion.result_type(arr_dt, 0.0 if weak_q else index_dt)
 
 
 def _check_weights(weights, a, axes):
@@ -347,7 +347,7 @@ def _quantile_entry(a, q, python_q, axis, out, method, keepdims, weights, interp
     if a.dtype.kind == "c":
         raise TypeError("a must be an array of real numbers")
     if percent:
-        q_dt = _dtypes.result_type(q, 100.0) if q.dtype.kind == "f" else _F64
+        q_dt = _promotion.result_type(q, 100.0) if q.dtype.kind == "f" else _F64
         q_t = cast_tensor(q._t, q_dt)
         q_t = q_t / _const(100, q_t)
     else:
@@ -482,9 +482,9 @@ def average(a: ArrayLike, axis: AxisLike = None, weights: OptionalArrayLike = No
         w = w.permute(*numpy.argsort(axes).tolist())
         w = w.reshape(tuple(s if ax in axes else 1 for ax, s in enumerate(a.shape)))
     if a.dtype.kind in "biu":
-        rt = _dtypes.result_type(a.dtype, weights.dtype, _F64)
+        rt = _promotion.result_type(a.dtype, weights.dtype, _F64)
     else:
-        rt = _dtypes.result_type(a.dtype, weights.dtype)
+        rt = _promotion.result_type(a.dtype, weights.dtype)
     w = cast_tensor(w, rt)
     scale = w.sum(dim=axes, keepdim=keepdims) if axes else w.clone()
     raise_if(scale == 0, ZeroDivisionError("Weights sum to zero, can't be normalized"))
@@ -527,7 +527,7 @@ def cov(m: ArrayLike, y: OptionalArrayLike = None, rowvar=True, bias=False, ddof
     if y is not None and y.ndim > 2:
         raise ValueError("y has more than 2 dimensions")
     if dtype is None:
-        dtype = _dtypes.result_type(m, _F64) if y is None else _dtypes.result_type(m, y, _F64)
+        dtype = _promotion.result_type(m, _F64) if y is None else _promotion.result_type(m, y, _F64)
     x = _as_rows(m, dtype)
     if not rowvar and m.ndim != 1:
         x = x.T
@@ -557,7 +557,7 @@ def cov(m: ArrayLike, y: OptionalArrayLike = None, rowvar=True, bias=False, ddof
         c = x @ x.T.conj()
         fact = torch.tensor(float(n - ddof), dtype=torch.float64, device=x.device)
     else:
-        rt = _dtypes.result_type(dtype, _F64)
+        rt = _promotion.result_type(dtype, _F64)
         wr = cast_tensor(w, rt)
         w_sum = wr.sum()
         raise_if(w_sum == 0, ZeroDivisionError("Weights sum to zero, can't be normalized"))
@@ -618,7 +618,7 @@ def _outer_edges(a, range_):
             raise ValueError(f"supplied range of [{first}, {last}] is not finite")
         if first == last:
             first, last = first - 0.5, last + 0.5
-        dt = _dtypes.result_type(first, last)
+        dt = _promotion.result_type(first, last)
         return asarray(first)._t.to(dt.torch), asarray(last)._t.to(dt.torch), (first, last)
     if a.numel() == 0:
         return torch.tensor(0, device=a.device), torch.tensor(1, device=a.device), (0, 1)
@@ -637,14 +637,14 @@ def _outer_edges(a, range_):
 def _edge_dtypes(a_dt, first, last, given):
     """(linspace computation dtype, edge dtype) as NumPy derives them."""
     if given is not None:
-        bin_dt = _dtypes.result_type(given[0], given[1], a_dt)
-        compute = _dtypes.result_type(given[0], given[1], 0.0)
+        bin_dt = _promotion.result_type(given[0], given[1], a_dt)
+        compute = _promotion.result_type(given[0], given[1], 0.0)
     else:
         edge_dt = _dtypes.from_torch(first.dtype)
-        bin_dt = _dtypes.result_type(edge_dt, a_dt)
-        compute = _dtypes.result_type(edge_dt, 0.0)
+        bin_dt = _promotion.result_type(edge_dt, a_dt)
+        compute = _promotion.result_type(edge_dt, 0.0)
     if bin_dt.kind in "biu":
-        bin_dt = _dtypes.result_type(bin_dt, 0.0)
+        bin_dt = _promotion.result_type(bin_dt, 0.0)
     return compute, bin_dt
 
 
@@ -703,7 +703,7 @@ def _searchable(t):
 
 
 def _common(x, y):
-    dt = _dtypes.result_type(_dtypes.from_torch(x.dtype), _dtypes.from_torch(y.dtype))
+    dt = _promotion.result_type(_dtypes.from_torch(x.dtype), _dtypes.from_torch(y.dtype))
     return (_searchable(cast_tensor(x, dt)).contiguous().to(y.device),
             _searchable(cast_tensor(y, dt)).contiguous())
 
@@ -754,7 +754,7 @@ def histogram(a: ArrayLike, bins=10, range=None, density=None, weights: Optional
             n = _image_as(n, ntype, ntype) if ntype.kind == "u" else cast_tensor(n, ntype)
     if density:
         widths = cast_tensor(_searchable(e[1:]) - _searchable(e[:-1]), _F64)
-        out_dt = _dtypes.result_type(ntype, _F64)
+        out_dt = _promotion.result_type(ntype, _F64)
         n = cast_tensor(n, out_dt) / widths / cast_tensor(n.sum(), out_dt)
     return ndarray._wrap(n), edges
 
@@ -809,7 +809,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights: OptionalArra
             if given is not None:  # constants: NumPy's own linspace
                 edge = torch.tensor(numpy.linspace(given[0], given[1], count + 1), device=data.device)
             else:
-                compute = _dtypes.result_type(_dtypes.from_torch(first.dtype), 0.0)
+                compute = _promotion.result_type(_dtypes.from_torch(first.dtype), 0.0)
                 edge = _edges_linspace(first, last, count + 1, compute, compute)
             edges.append(ndarray._wrap(edge))
         elif numpy.ndim(bins[i]) == 1:
@@ -842,7 +842,7 @@ def histogramdd(sample, bins=10, range=None, density=None, weights: OptionalArra
             shape = [1] * dims
             shape[i] = sizes[i] - 2
             widths = e._t[1:] - e._t[:-1]
-            hist = hist / cast_tensor(widths, _dtypes.result_type(_dtypes.from_torch(widths.dtype), _F64)).reshape(shape)
+            hist = hist / cast_tensor(widths, _promotion.result_type(_dtypes.from_torch(widths.dtype), _F64)).reshape(shape)
         hist = hist / s
     return ndarray._wrap(hist), edges
 
@@ -876,7 +876,7 @@ def bincount(x: ArrayLike, weights: OptionalArrayLike = None, minlength=0):
     raise_if(t < 0, ValueError("'list' argument must have no negative elements"))
     if weights is None:
         return ndarray._wrap(torch.bincount(t, minlength=minlength))
-    if not _dtypes.can_cast(weights.dtype, _F64, "safe"):
+    if not _promotion.can_cast(weights.dtype, _F64, "safe"):
         raise TypeError(f"Cannot cast array data from {weights.dtype.np!r} to dtype('float64') "
                         f"according to the rule 'safe'")
     w = weights._t.reshape(-1) if weights.ndim else weights._t

@@ -14,7 +14,7 @@ import functools
 import numpy
 import torch
 
-from . import _dtypes
+from . import _dtypes, _promotion
 from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor
 from ._errors import UnsupportedError, UFuncOutputCastingError
@@ -190,7 +190,7 @@ def _store(result, loop_dt, out, mask, shape, np_ufunc, casting, index):
         if tuple(result.shape) != shape:
             result = result.expand(shape).clone()
         return ndarray._wrap(result, scalar=result.ndim == 0)
-    if not _dtypes.can_cast(loop_dt, out.dtype, casting):
+    if not _promotion.can_cast(loop_dt, out.dtype, casting):
         _raise_output_casting(np_ufunc, loop_dt, out.dtype, casting, index)
     out_shape = tuple(out._t.shape)
     if _broadcast_shape([shape, out_shape]) != out_shape:

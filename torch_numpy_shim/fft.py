@@ -12,8 +12,8 @@ import warnings
 import numpy
 import torch
 
-from . import _dtypes
-from ._coerce import cast_tensor
+from . import _dtypes, _promotion
+from ._coerce import asarray, cast_tensor
 from ._errors import UFuncOutputCastingError
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, OutArray, normalize_axis, normalizer, write_out
@@ -52,14 +52,14 @@ def _scale(n, norm, is_forward, real_dtype):
 
 def _complex_of(dt):
     """What NumPy's fft loop takes: complex64 for float16/32/complex64, else complex128."""
-    return _dtypes.result_type(dt, 1j)
+    return _promotion.result_type(dt, 1j)
 
 
 def _raw_fft(a, n, axis, is_real, is_forward, norm, out):
     if n < 1:
         raise ValueError(f"Invalid number of FFT data points ({n}) specified.")
     loop_dtype = _complex_of(a.dtype)
-    real_dtype = _dtypes.result_type(a.real.dtype, 1.0)
+    real_dtype = _promotion.result_type(a.real.dtype, 1.0)
     fct = _scale(n, norm, is_forward, real_dtype)
     axis = normalize_axis(axis, a.ndim)
     if is_real and is_forward:
@@ -84,7 +84,7 @@ def _raw_fft(a, n, axis, is_real, is_forward, norm, out):
         return ndarray._wrap(t)
     if out.ndim != a.ndim or out.shape[axis] != n_out:
         raise ValueError("output array has wrong shape.")
-    if not _dtypes.can_cast(out_dtype, out.dtype, "same_kind"):
+    if not _promotion.can_cast(out_dtype, out.dtype, "same_kind"):
         name = "irfft" if is_real and not is_forward else (
             ("rfft_n_even" if n % 2 == 0 else "rfft_n_odd") if is_real else ("fft" if is_forward else "ifft"))
         raise UFuncOutputCastingError(getattr(_pocketfft_ufuncs, name), "same_kind", out_dtype.np, out.dtype.np, 0)
@@ -219,15 +219,14 @@ def irfft2(a: ArrayLike, s=None, axes=(-2, -1), norm=None, out: OutArray = None)
 # ---- frequencies and shifts ------------------------------------------------------------------
 def _frequencies(values, n, d):
     """``values * (1.0 / (n * d))`` with NumPy's promotion (int64 values, weak Python d)."""
-    from ._coerce import asarray
     if not isinstance(n, (int, numpy.integer)):
         raise ValueError("n should be an integer")
     if isinstance(d, (numbers.Number, numpy.generic)):
         val = 1.0 / (n * d)
-        dt = _dtypes.result_type(_dtypes.int64, val)
+        dt = _promotion.result_type(_dtypes.int64, val)
         return ndarray._wrap(values.to(dt.torch) * val)
     d = asarray(d)
-    dt = _dtypes.result_type(_dtypes.int64, d, 1.0)
+    dt = _promotion.result_type(_dtypes.int64, d, 1.0)
     broadcast_shapes(tuple(values.shape), d.shape)
     val = 1.0 / (cast_tensor(d._t, dt) * int(n))
     return ndarray._wrap(values.to(dt.torch) * val)

@@ -16,7 +16,7 @@ import numpy
 import torch
 from numpy.linalg import _linalg as _np_linalg
 
-from . import _dtypes, _products
+from . import _dtypes, _products, _promotion
 from ._coerce import asarray, cast_tensor
 from ._errors import LinAlgError, UnsupportedError
 from ._ndarray import ndarray
@@ -299,13 +299,13 @@ def matrix_rank(A: ArrayLike, tol=None, hermitian=False, *, rtol=None):
         else:
             rtol = ndarray._wrap(asarray(rtol)._t.unsqueeze(-1))
         largest = torch.amax(s._t, -1, keepdim=True) if s.shape[-1] else torch.zeros_like(s._t[..., :1])
-        tol_dtype = _dtypes.result_type(s, rtol)
+        tol_dtype = _promotion.result_type(s, rtol)
         tol_t = cast_tensor(largest, tol_dtype) * (rtol._t if isinstance(rtol, ndarray) else rtol)
     else:
         tol = asarray(tol)
         tol_dtype = tol.dtype
         tol_t = tol._t.unsqueeze(-1)
-    compare = _dtypes.result_type(s, tol_dtype)
+    compare = _promotion.result_type(s, tol_dtype)
     above = cast_tensor(s._t, compare) > cast_tensor(tol_t, compare)
     return _out(above.sum(-1), _dtypes.int64.dtype, scalar=True)
 
@@ -327,7 +327,7 @@ def pinv(a: ArrayLike, rcond=None, hermitian=False, *, rtol=numpy._NoValue):
         return ndarray._wrap(torch.empty(a.shape[:-2] + (n, m), dtype=a.dtype.torch))
     u, s, vt = svd(ndarray._wrap(a._t.conj().resolve_conj()), full_matrices=False, hermitian=hermitian)
     largest = torch.amax(s._t, -1, keepdim=True)
-    cutoff_dtype = _dtypes.result_type(rcond, s)
+    cutoff_dtype = _promotion.result_type(rcond, s)
     cutoff = cast_tensor(rcond._t.unsqueeze(-1), cutoff_dtype) * cast_tensor(largest, cutoff_dtype)
     large = cast_tensor(s._t, cutoff_dtype) > cutoff
     s_inv = torch.where(large, 1 / torch.where(large, s._t, torch.ones_like(s._t)), torch.zeros_like(s._t))

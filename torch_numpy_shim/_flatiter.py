@@ -1,0 +1,54 @@
+"""``a.flat``: NumPy's flat iterator, a 1-D C-ordered window that reads and writes
+through to its array (reading is ``ravel``'s, writing is indexing into a flat view)."""
+from ._coerce import asarray
+from ._manipulation import ravel
+from ._ndarray import ndarray
+
+__all__ = ["flatiter"]
+
+
+class flatiter:
+    """``a.flat``: a 1-D, C-ordered window on ``a`` that reads and writes through."""
+
+    __slots__ = ("base", "_index")
+
+    def __init__(self, base):
+        self.base = base
+        self._index = 0
+
+    def __len__(self):
+        return self.base.size
+
+    def __iter__(self):
+        return iter(ravel(self.base))
+
+    def __getitem__(self, key):
+        return ravel(self.base)[key]
+
+    def __setitem__(self, key, value):
+        t = self.base._t
+        flat = ndarray._wrap(t.view(-1) if t.is_contiguous() else t.flatten())
+        flat[key] = self._cycled(flat, key, value)
+        if not t.is_contiguous():
+            t.copy_(flat._t.view(t.shape))
+
+    @staticmethod
+    def _cycled(flat, key, value):
+        """``a.flat[...] = values`` takes the values in order, repeating or truncating
+        them to the selection (NumPy's rule), rather than broadcasting."""
+        values = asarray(value)
+        selected = flat[key]
+        if not isinstance(selected, ndarray) or selected._scalar:   # one element
+            if values.size != 1:
+                raise ValueError("Error setting single item of array.")
+            return values.reshape(())
+        if values.ndim == 0 or values.size in (0, selected.size):
+            return values
+        repeats = -(-selected.size // values.size)
+        return ndarray._wrap(values._t.reshape(-1).repeat(repeats)[:selected.size])
+
+    def copy(self):
+        return ravel(self.base).copy()
+
+    def __array__(self, dtype=None, copy=None):
+        return self.copy().__array__(dtype)
