@@ -549,6 +549,29 @@ def test_isinstance_of_an_int_traced_as_a_symbol():
         assert jitted(np.ones(2), n)[:2] == (True, True)
 
 
+def defines_a_class_and_deletes_a_cell(x):
+    scale = 2.0
+    print("start")
+
+    class Scaled:
+        factor = 3
+
+        def apply(self, v):
+            return v * scale * self.factor
+
+    helper = Scaled()
+    result = helper.apply(x)
+    del scale
+    try:
+        return result, helper.apply(x)
+    except NameError as e:
+        return result, str(e)
+
+
+def test_class_statement_and_del_of_a_closure_variable_after_a_break():
+    same_as_cpython(defines_a_class_and_deletes_a_cell, np.arange(3.0))
+
+
 # ---- the exception table --------------------------------------------------------------------
 def _code_objects(*modules):
     found = []

@@ -15,8 +15,10 @@ def _return_generator(tracer, frame, inst):
     it whole (``sum(x for x in a)``), or when nothing the body does or reads can tell
     when it runs (``range``-like arithmetic on ints). Anything else (a for loop over
     arrays, ``any``, ``next``, a generator kept for later) runs as Python runs it."""
-    eager = frame.code.co_flags & CO_GENERATOR and (_consumed_whole(tracer) or _self_contained(frame))
-    if not runs_for_real(tracer) and not eager:
+    if runs_for_real(tracer):   # the runner calls generator functions natively: never met there
+        frame.push(None)
+        return
+    if not (frame.code.co_flags & CO_GENERATOR and (_consumed_whole(tracer) or _self_contained(frame))):
         raise unresumable(tracer, GraphBreak("a generator or coroutine consumed lazily",
                                              "it runs as Python runs it, one item at a time"))
     frame.push(None)
