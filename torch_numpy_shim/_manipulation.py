@@ -977,8 +977,8 @@ def _pad_linear_ramp(t, axis, before, after, pair, odd):
         ramp = linspace(end, ndarray._wrap(edge.squeeze(axis)), num=width, endpoint=False,
                         dtype=dt, axis=axis)._t
         ramps.append(ramp)
-    parts = (ramps[0], t, ramps[1].flip(axis))
-    return restored(torch.cat([movable(p) for p in parts], axis), t.dtype)
+    parts = (movable(ramps[0]), movable(t), movable(ramps[1]).flip(axis))   # torch cannot flip uint16/32/64
+    return restored(torch.cat(parts, axis), t.dtype)
 
 
 def _extreme(chunk, axis, largest):
