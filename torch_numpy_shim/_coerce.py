@@ -8,10 +8,10 @@ import torch
 from . import _dtypes, _promotion
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
+from ._promotion import PY_SCALARS
 
 __all__ = ["to_numpy"]
 
-_PY_SCALARS = (builtins.bool, int, float, complex)
 _SYM = (torch.SymInt, torch.SymFloat, torch.SymBool)
 
 
@@ -84,10 +84,10 @@ def asarray(obj, dtype=None, copy=None):
     elif isinstance(obj, numpy.generic):
         out = ndarray._wrap(_from_numpy_array(numpy.asarray(obj), copy=True))
         copy = False
-    elif dt is not None and isinstance(obj, _PY_SCALARS + (list, tuple)) and not _contains_traced(obj):
+    elif dt is not None and isinstance(obj, PY_SCALARS + (list, tuple)) and not _contains_traced(obj):
         # Python data with a dtype: NumPy converts (and refuses out-of-range ints) itself
         return ndarray._wrap(_from_numpy_array(numpy.asarray(obj, dtype=dt.np), copy=True))
-    elif isinstance(obj, _PY_SCALARS + _SYM):
+    elif isinstance(obj, PY_SCALARS + _SYM):
         out = ndarray._wrap(_scalar_tensor(obj, _default_dtype_of_python(obj)))
         copy = False
     elif isinstance(obj, (list, tuple)):

@@ -8,9 +8,10 @@ import numpy
 import torch
 
 from . import _coerce, _dtypes, _promotion
+from ._detours import movable, restored
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
-from ._normalize import ArrayLike, normalize_axis, normalizer
+from ._normalize import ArrayLike, normalize_axis, normalizer, where_mask
 
 __all__ = [
     "array", "asarray", "asanyarray", "ascontiguousarray", "copy", "copyto",
@@ -44,21 +45,6 @@ def _shape_tuple(shape):
     if builtins.any(isinstance(d, int) and d < 0 for d in dims):
         raise ValueError("negative dimensions are not allowed")
     return dims
-
-
-_SIGNED_TWIN = {torch.uint16: torch.int16, torch.uint32: torch.int32, torch.uint64: torch.int64}
-
-
-def movable(t):
-    """``t`` reinterpreted so data-movement kernels exist: torch lacks many kernels for
-    uint16/32/64, but moving bits of the same-sized signed type is exact."""
-    twin = _SIGNED_TWIN.get(t.dtype)
-    return t if twin is None else t.view(twin)
-
-
-def restored(t, dtype):
-    """Undo ``movable``: view the moved bits as the original torch ``dtype`` again."""
-    return t if t.dtype == dtype else t.view(dtype)
 
 
 def _size(n):
@@ -164,17 +150,14 @@ def copyto(dst, src, casting="same_kind", where=True):
     src = _copyto_source(src, dst.dtype, casting)
     _check_broadcasts_into(src.shape, dst.shape)
     value = _coerce.cast_tensor(src._t, dst.dtype, copy=overlap).expand(dst._t.shape)
-    if where is True:
+    if isinstance(where, _promotion.PY_SCALARS):  # a Python scalar counts by its truth
+        where = builtins.bool(where)
+    mask = where_mask(where)
+    if mask is None:
         dst._t.copy_(value)
         return None
-    if isinstance(where, (builtins.bool, int, float, complex)):
-        where = _coerce.asarray(builtins.bool(where))
-    where = _coerce.asarray(where)
-    if where.dtype is not _dtypes.bool.dtype:
-        raise TypeError(f"Cannot cast array data from {where.dtype!r} to dtype('bool') "
-                        "according to the rule 'safe'")
-    _check_broadcasts_into(where.shape, dst.shape, "where")
-    dst._t.copy_(torch.where(where._t, value, dst._t))
+    _check_broadcasts_into(tuple(mask.shape), dst.shape, "where")
+    dst._t.copy_(torch.where(mask, value, dst._t))
     return None
 
 

@@ -122,14 +122,36 @@ class _ScalarMeta(type):
         return f"<class 'torch_numpy_shim.{cls.__name__}'>"
 
 
-class generic(metaclass=_ScalarMeta): pass
-class number(generic): pass
-class integer(number): pass
-class signedinteger(integer): pass
-class unsignedinteger(integer): pass
-class inexact(number): pass
-class floating(inexact): pass
-class complexfloating(inexact): pass
+class generic(metaclass=_ScalarMeta):
+    """The root of NumPy's scalar type hierarchy; the classes below mirror its branches."""
+
+
+class number(generic):
+    pass
+
+
+class integer(number):
+    pass
+
+
+class signedinteger(integer):
+    pass
+
+
+class unsignedinteger(integer):
+    pass
+
+
+class inexact(number):
+    pass
+
+
+class floating(inexact):
+    pass
+
+
+class complexfloating(inexact):
+    pass
 
 
 def _concrete(name, base):
@@ -149,6 +171,9 @@ complex64, complex128 = (_concrete(n, complexfloating) for n in ("complex64", "c
 byte, short, intc, int_, intp, long, longlong = int8, int16, int32, int64, int64, int64, int64
 ubyte, ushort, uintc, uint, uintp, ulong, ulonglong = uint8, uint16, uint32, uint64, uint64, uint64, uint64
 half, single, double, csingle, cdouble = float16, float32, float64, complex64, complex128
+
+# the dtype objects the shim's own code names often (``float64`` itself is the scalar type)
+I64, F32, F64, C64, C128 = (t.dtype for t in (int64, float32, float64, complex64, complex128))
 
 _ALL = {t.dtype.name: t.dtype for t in (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                                        float16, float32, float64, complex64, complex128)}
@@ -197,12 +222,14 @@ def from_torch(torch_dtype):
     return _ALL[_NAME_OF_TORCH[torch_dtype]]
 
 
-def default_float():
-    return float64.dtype
-
-
-def default_int():
-    return int64.dtype
+def sum_dtype(dt):
+    """The dtype np.sum, prod and cumsum accumulate in without ``dtype=``: bool and
+    narrow ints widen to the default int (narrow uints to uint64)."""
+    if dt.kind == "b" or (dt.kind == "i" and dt.itemsize < 8):
+        return int64.dtype
+    if dt.kind == "u" and dt.itemsize < 8:
+        return uint64.dtype
+    return dt
 
 
 def promote_types(type1, type2):
@@ -221,7 +248,8 @@ def issubdtype(arg1, arg2):
 
 
 def isdtype(dtype_, kind):
-    kinds = tuple(_numpy_spec(k) if not isinstance(k, str) else k for k in (kind if isinstance(kind, tuple) else (kind,)))
+    kinds = tuple(_numpy_spec(k) if not isinstance(k, str) else k
+                  for k in (kind if isinstance(kind, tuple) else (kind,)))
     return numpy.isdtype(_as_dtype(dtype_).np, kinds)
 
 

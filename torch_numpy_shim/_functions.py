@@ -21,20 +21,20 @@ import torch
 
 from . import _dtypes, _promotion, linalg
 from ._coerce import asarray, cast_tensor, check_python_int_fits
+from ._dtypes import F64
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
-from ._normalize import ArrayLike, OutArray, finish, normalize_axis, normalize_axis_tuple, normalizer
+from ._normalize import NO_VALUE, ArrayLike, OutArray, finish, normalize_axis, normalize_axis_tuple, normalizer
 from ._statistics import _image_as, _int_image
 from ._ufunc_kernels import complex_from_parts, subtract
 
-__all__ = ["isposinf", "isneginf", "astype", "diff", "ediff1d", "gradient", "convolve", "correlate", "interp", "polyval",
-           "polyfit", "polyder", "polyint", "polyadd", "polysub", "polymul", "trapezoid", "isclose", "allclose", "array_equal",
-           "array_equiv", "nan_to_num", "real_if_close", "real", "imag", "angle", "unwrap",
-           "sinc", "i0", "bartlett", "blackman", "hamming", "hanning", "kaiser", "iscomplex", "isreal", "iscomplexobj", "isrealobj", "isscalar", "iterable",
-           "piecewise", "apply_along_axis", "apply_over_axes", "vectorize"]
+__all__ = ["isposinf", "isneginf", "astype", "diff", "ediff1d", "gradient", "convolve", "correlate", "interp",
+           "polyval", "polyfit", "polyder", "polyint", "polyadd", "polysub", "polymul", "trapezoid", "isclose",
+           "allclose", "array_equal", "array_equiv", "nan_to_num", "real_if_close", "real", "imag", "angle",
+           "unwrap", "sinc", "i0", "bartlett", "blackman", "hamming", "hanning", "kaiser", "iscomplex", "isreal",
+           "iscomplexobj", "isrealobj", "isscalar", "iterable", "piecewise", "apply_along_axis", "apply_over_axes",
+           "vectorize"]
 
-_F64 = _dtypes.float64.dtype
-_NO_VALUE = object()
 
 
 def _dt(t):
@@ -83,7 +83,7 @@ def _sum_exact(t, dim, dt):
 
 
 # ---- differences -----------------------------------------------------------------------
-def diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
+def diff(a, n=1, axis=-1, prepend=NO_VALUE, append=NO_VALUE):
     if n == 0:
         return a
     if n < 0:
@@ -94,7 +94,7 @@ def diff(a, n=1, axis=-1, prepend=_NO_VALUE, append=_NO_VALUE):
     axis = normalize_axis(axis, a.ndim)
     parts = []
     for extra, first in ((prepend, True), (append, False)):
-        if extra is _NO_VALUE:
+        if extra is NO_VALUE:
             continue
         extra = asarray(extra)
         if extra.ndim == 0:
@@ -328,9 +328,9 @@ def convolve(a, v, mode="full"):
 # ---- interpolation ---------------------------------------------------------------------
 def interp(x, xp, fp, left=None, right=None, period=None):
     x, xp, fp = asarray(x), asarray(xp), asarray(fp)
-    value_dt = _dtypes.complex128.dtype if fp.dtype.kind == "c" else _F64
-    xt = cast_tensor(x._t, _F64)
-    xpt, fpt = cast_tensor(xp._t, _F64).to(xt.device), cast_tensor(fp._t, value_dt).to(xt.device)
+    value_dt = _dtypes.complex128.dtype if fp.dtype.kind == "c" else F64
+    xt = cast_tensor(x._t, F64)
+    xpt, fpt = cast_tensor(xp._t, F64).to(xt.device), cast_tensor(fp._t, value_dt).to(xt.device)
     if xpt.ndim != 1 or fpt.ndim != 1:
         raise ValueError("object too deep for desired array" if max(xpt.ndim, fpt.ndim) > 1
                          else "object of too small depth for desired array")
@@ -640,7 +640,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     if x.dtype.kind not in "fc":
         return ndarray._wrap(x._t, scalar=True) if scalar else x
     real_dt = _promotion.result_type(x.dtype, 0.0) if x.dtype.kind == "f" else \
-        {"complex64": _dtypes.float32.dtype, "complex128": _F64}[x.dtype.name]
+        {"complex64": _dtypes.float32.dtype, "complex128": F64}[x.dtype.name]
     info = numpy.finfo(real_dt.np)
     high = float(info.max) if posinf is None else posinf
     low = float(info.min) if neginf is None else neginf
@@ -749,7 +749,7 @@ def sinc(x):
     x = asarray(x)
     rt = _promotion.result_type(math.pi, x)
     if rt.kind in "biu":
-        rt = _F64
+        rt = F64
     t = _scalar_like(math.pi, x._t.new_empty(0, dtype=rt.torch)) * cast_tensor(x._t, rt)
     eps = float(numpy.finfo(rt.np).eps) if rt.kind == "f" else 1e-20
     y = torch.where(t != 0, t, _scalar_like(eps, t))
@@ -761,7 +761,7 @@ def i0(x):
     x = asarray(x)
     if x.dtype.kind == "c":
         raise TypeError("i0 not supported for complex values")
-    dt = x.dtype if x.dtype.kind == "f" else _F64
+    dt = x.dtype if x.dtype.kind == "f" else F64
     result = torch.special.i0(x._t.to(torch.float64)).to(dt.torch)
     return ndarray._wrap(result)
 

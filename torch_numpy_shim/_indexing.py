@@ -19,9 +19,10 @@ from torch.fx.experimental.symbolic_shapes import guard_or_false
 from torch.multiprocessing.reductions import StorageWeakRef
 
 from . import _coerce, _dtypes, _promotion
+from ._detours import movable
 from ._errors import ComplexWarning, raise_if
 from ._ndarray import ndarray
-from ._normalize import ArrayLike, OutArray, normalize_axis, normalizer, write_out
+from ._normalize import NO_VALUE, ArrayLike, OutArray, normalize_axis, normalizer, write_out
 
 __all__ = [
     "take", "put", "nonzero", "where", "argwhere", "flatnonzero", "extract", "place",
@@ -34,16 +35,6 @@ __all__ = [
 _INVALID_INDEX = ("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) and "
                   "integer or boolean arrays are valid indices")
 _INT64 = torch.int64
-# torch's flip/index/index_put kernels lack uint16/32/64; their signed twins move the same bits
-_SIGNED_TWIN = {torch.uint16: torch.int16, torch.uint32: torch.int32, torch.uint64: torch.int64}
-
-
-def _movable(t):
-    """``t`` reinterpreted (a view, same bits) as a dtype torch can index and flip."""
-    twin = _SIGNED_TWIN.get(t.dtype)
-    return t.view(twin) if twin is not None else t
-
-
 def _truth(t):
     return t if t.dtype == torch.bool else t != 0
 
@@ -297,13 +288,13 @@ def getitem(arr, key):
     key = _Key(arr, key)
     view = arr._t[key.view_key]
     if key.advanced:
-        moved = _movable(view)
+        moved = movable(view)
         if key.flips:
             moved = torch.flip(moved, key.flips)
         out = _Fancy(moved, key.index_tensors(), key.gap).gather()
         return ndarray._wrap(out.view(view.dtype), key.scalar)
     if key.flips:
-        return ndarray._wrap(torch.flip(_movable(view), key.flips).view(view.dtype))
+        return ndarray._wrap(torch.flip(movable(view), key.flips).view(view.dtype))
     if key.scalar:
         return ndarray._wrap(view.clone(), scalar=True)
     return arr._view(view)
@@ -377,7 +368,7 @@ def setitem(arr, key, value):
         raise TypeError(f"'numpy.{arr.dtype.name}' object does not support item assignment")
     key = _Key(arr, key)
     dt = arr.dtype
-    view = _movable(arr._t[key.view_key])
+    view = movable(arr._t[key.view_key])
     if key.scalar:
         path = "element"
     elif not key.advanced or key.zero_dim_fancy:
@@ -386,12 +377,12 @@ def setitem(arr, key, value):
         path = "fancy"
     if not key.advanced:
         v = _value_tensor(value, dt, path, view.ndim)
-        v = _detach_from(_movable(_broadcast_value(v, view.shape)), arr, value)
+        v = _detach_from(movable(_broadcast_value(v, view.shape)), arr, value)
         view.copy_(torch.flip(v, key.flips) if key.flips else v)
         return
     v = None
     if key.single_mask:
-        v = _movable(_value_tensor(value, dt, path, 0))
+        v = movable(_value_tensor(value, dt, path, 0))
         if key.whole_mask and v.ndim > 1:
             raise TypeError("NumPy boolean array indexing assignment requires a 0 or 1-dimensional "
                             f"input, input has {v.ndim} dimensions")
@@ -399,7 +390,7 @@ def setitem(arr, key, value):
             return
     fancy = _Fancy(view, key.index_tensors(), key.gap)
     if v is None:
-        v = _movable(_value_tensor(value, dt, path, len(fancy.shape)))
+        v = movable(_value_tensor(value, dt, path, len(fancy.shape)))
     if key.single_mask:
         v = _broadcast_mask_value(v, fancy.shape, fancy.insert_at)
     else:
@@ -498,6 +489,16 @@ def _apply_mode(idx, n, mode):
     return torch.where(idx < 0, n, idx)
 
 
+def _checked_mode(idx, n, mode, error):
+    """Indices into a length-``n`` axis as choose and ravel_multi_index take them:
+    wrapped or clipped as ``_apply_mode``, or (raise) ``error`` for any index outside
+    [0, n), negatives included."""
+    if mode == "raise":
+        raise_if((idx < 0) | (idx >= n), error)
+        return idx
+    return _apply_mode(idx, n, mode)
+
+
 def _converted_values(values, dt):
     """Values to store into an array of dtype ``dt``, converted as NumPy's put does."""
     if _is_host_value(values):
@@ -513,7 +514,7 @@ def _require_ndarray(a, name):
 
 def _cycled(values, count):
     """``values`` flattened and repeated cyclically to ``count`` items."""
-    flat = _movable(values.reshape(-1))
+    flat = movable(values.reshape(-1))
     return flat.index_select(0, torch.remainder(torch.arange(count, dtype=_INT64), flat.shape[0]))
 
 
@@ -521,7 +522,7 @@ def _store_flat(arr, positions, values):
     """``arr.flat[positions] = values`` (1-D tensors; the last repeated position wins)."""
     n = arr._t.numel()
     values = _last_write_wins(values, (positions,), [n])
-    target = _movable(arr._t)
+    target = movable(arr._t)
     if target.is_contiguous():
         target.view(-1)[positions] = values
     else:
@@ -543,7 +544,7 @@ def _along_axis(t, idx, axis, mode="raise"):
                          f"index is out of bounds for axis {axis} with size 0")
     if mode != "raise":
         idx = _apply_mode(idx, n, mode)
-    src = _movable(t)
+    src = movable(t)
     return src[(slice(None),) * axis + (idx.reshape(-1),)].reshape(shape).view(t.dtype)
 
 
@@ -595,13 +596,10 @@ def nonzero(a: ArrayLike):
     return tuple(ndarray._wrap(c) for c in torch.nonzero(_truth(a._t), as_tuple=True))
 
 
-_MISSING = object()
-
-
-def where(condition, x=_MISSING, y=_MISSING, /):
-    if x is _MISSING and y is _MISSING:
+def where(condition, x=NO_VALUE, y=NO_VALUE, /):
+    if x is NO_VALUE and y is NO_VALUE:
         return nonzero(condition)
-    if x is _MISSING or y is _MISSING:
+    if x is NO_VALUE or y is NO_VALUE:
         raise ValueError("either both or neither of x and y should be given")
     dt = _promotion.result_type(x, y)
     cond, xa, ya = (_coerce.asarray(o) for o in (condition, x, y))
@@ -610,8 +608,8 @@ def where(condition, x=_MISSING, y=_MISSING, /):
     except RuntimeError:
         raise ValueError(f"operands could not be broadcast together with shapes {cond.shape} "
                          f"{xa.shape} {ya.shape} ") from None
-    out = torch.where(_truth(cond._t), _movable(_coerce.cast_tensor(xa._t, dt)),
-                      _movable(_coerce.cast_tensor(ya._t, dt)))
+    out = torch.where(_truth(cond._t), movable(_coerce.cast_tensor(xa._t, dt)),
+                      movable(_coerce.cast_tensor(ya._t, dt)))
     return ndarray._wrap(out.view(dt.torch))
 
 
@@ -661,7 +659,7 @@ def putmask(a, /, mask, values):
     values = _converted_values(values, a.dtype)
     if values.numel() == 0:
         return None
-    target = _movable(a._t)
+    target = movable(a._t)
     tiled = _cycled(values, a.size).reshape(target.shape)
     target.copy_(torch.where(full_mask.reshape(target.shape), tiled, target))
     return None
@@ -691,15 +689,9 @@ def choose(a, choices, out: OutArray = None, mode="raise"):
     dt = _promotion.result_type(*choices)
     arrays = [_coerce.asarray(c) for c in choices]
     shape = _broadcast_shape([index] + arrays)
-    stacked = torch.stack([_movable(_coerce.cast_tensor(c._t, dt)).expand(shape) for c in arrays])
-    k = index._t.to(_INT64).expand(shape)
-    n = len(arrays)
-    if mode == "wrap":
-        k = torch.remainder(k, n)
-    elif mode == "clip":
-        k = k.clamp(0, n - 1)
-    else:
-        raise_if((k < 0) | (k >= n), ValueError("invalid entry in choice array"))
+    stacked = torch.stack([movable(_coerce.cast_tensor(c._t, dt)).expand(shape) for c in arrays])
+    k = _checked_mode(index._t.to(_INT64).expand(shape), len(arrays), mode,
+                      ValueError("invalid entry in choice array"))
     result = torch.gather(stacked, 0, k.unsqueeze(0)).squeeze(0).view(dt.torch)
     if out is not None:
         return write_out(ndarray._wrap(result), out, casting="unsafe")
@@ -727,9 +719,9 @@ def select(condlist, choicelist, default=0):
             raise TypeError(f"invalid entry {i} in condlist: should be boolean ndarray")
     choices.append(_coerce.asarray(default))
     shape = _broadcast_shape(conds + choices)
-    result = _movable(_coerce.cast_tensor(choices[-1]._t, dt)).expand(shape)
+    result = movable(_coerce.cast_tensor(choices[-1]._t, dt)).expand(shape)
     for cond, choice in zip(reversed(conds), reversed(choices[:-1])):
-        result = torch.where(cond._t, _movable(_coerce.cast_tensor(choice._t, dt)), result)
+        result = torch.where(cond._t, movable(_coerce.cast_tensor(choice._t, dt)), result)
     return ndarray._wrap(result.contiguous().view(dt.torch))
 
 
@@ -826,15 +818,8 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         raise ValueError("invalid dims: array size defined by dims is larger than the maximum possible size.")
     coords = [_index_ints(i) for i in multi_index]
     shape = torch.broadcast_shapes(*(c.shape for c in coords)) if coords else ()
-    fixed = []
-    for c, size, m in zip(coords, dims, modes):
-        if m == "wrap":
-            c = torch.remainder(c, size)
-        elif m == "clip":
-            c = c.clamp(0, size - 1)
-        else:
-            raise_if((c < 0) | (c >= size), ValueError("invalid entry in coordinates array"))
-        fixed.append(c)
+    fixed = [_checked_mode(c, size, m, ValueError("invalid entry in coordinates array"))
+             for c, size, m in zip(coords, dims, modes)]
     order_dims = range(len(dims)) if order == "C" else reversed(range(len(dims)))
     flat = torch.zeros(shape, dtype=_INT64)
     for d in order_dims:

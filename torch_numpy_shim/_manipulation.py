@@ -12,11 +12,11 @@ import numpy
 import torch
 
 from . import _coerce, _dtypes, _promotion
-from ._creation import array, linspace, movable, restored
+from ._creation import array, linspace
+from ._detours import movable, orderable, restored
 from ._errors import AxisError, UnsupportedError
 from ._ndarray import ndarray
-from ._normalize import (ArrayLike, AxisLike, OutArray, normalize_axis,
-                         normalize_axis_tuple, normalizer, write_out)
+from ._normalize import ArrayLike, AxisLike, OutArray, normalize_axis, normalize_axis_tuple, normalizer, write_out
 
 __all__ = [
     "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "moveaxis",
@@ -740,7 +740,8 @@ def insert(arr: ArrayLike, obj, values, axis=None):
         positions = [p + n if p < 0 else p for p in indices.tolist()]
         for p in positions:
             if not 0 <= p <= n:
-                raise IndexError(f"index {p - n if p < 0 else p} is out of bounds for axis {axis} with size {n + len(positions)}")
+                raise IndexError(f"index {p - n if p < 0 else p} is out of bounds for axis {axis} "
+                                 f"with size {n + len(positions)}")
         count = len(positions)
         order = sorted(range(count), key=lambda i: positions[i])
         new_positions = [0] * count
@@ -982,18 +983,9 @@ def _pad_linear_ramp(t, axis, before, after, pair, odd):
 
 
 def _extreme(chunk, axis, largest):
-    """amax/amin keeping dims, for every real dtype: bool via uint8, uint16/32 via
-    int64, uint64 via int64 with the sign bit flipped (an order-preserving map)."""
-    if chunk.dtype == torch.uint64:
-        flipped = chunk.view(torch.int64) ^ _SIGN_BIT
-        stat = flipped.amax(axis, keepdim=True) if largest else flipped.amin(axis, keepdim=True)
-        return (stat ^ _SIGN_BIT).view(torch.uint64)
-    work = chunk.to(torch.int64) if chunk.dtype in (torch.bool, torch.uint16, torch.uint32) else chunk
-    stat = work.amax(axis, keepdim=True) if largest else work.amin(axis, keepdim=True)
-    return stat.to(chunk.dtype)
-
-
-_SIGN_BIT = -2**63
+    """amax/amin keeping dims, for every real dtype (through ``orderable``)."""
+    work, back = orderable(chunk)
+    return back(work.amax(axis, keepdim=True) if largest else work.amin(axis, keepdim=True))
 
 
 def _statistic(mode, chunk, axis, dt):

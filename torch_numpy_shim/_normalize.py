@@ -16,6 +16,7 @@ import functools
 import inspect
 import operator
 
+import numpy
 import torch
 
 from . import _dtypes, _promotion
@@ -23,13 +24,31 @@ from ._coerce import asarray, cast_tensor
 from ._errors import AxisError
 from ._ndarray import ndarray
 
+NO_VALUE = numpy._NoValue  # NumPy's own "not given" default, so passing it means the same
 
-class ArrayLike: pass
-class OptionalArrayLike: pass
-class ArrayLikeSeq: pass
-class DTypeLike: pass
-class AxisLike: pass
-class OutArray: pass
+
+class ArrayLike:
+    """-> a shim ndarray"""
+
+
+class OptionalArrayLike:
+    """-> a shim ndarray, or None"""
+
+
+class ArrayLikeSeq:
+    """-> a tuple of shim ndarrays"""
+
+
+class DTypeLike:
+    """-> a shim dtype, or None"""
+
+
+class AxisLike:
+    """-> None, an int or a tuple of ints"""
+
+
+class OutArray:
+    """-> None or a shim ndarray"""
 
 
 def _axis(axis):
@@ -95,6 +114,18 @@ def normalize_axis_tuple(axis, ndim, allow_duplicate=False):
     if not allow_duplicate and len(set(axes)) != len(axes):
         raise ValueError("repeated axis")
     return axes
+
+
+def where_mask(where):
+    """``where=`` as a bool tensor, or None for the default True. NumPy casts the mask
+    with the 'safe' rule, so an array of any other dtype is a TypeError."""
+    if where is True:
+        return None
+    mask = asarray(where)
+    if mask.dtype is not _dtypes.bool.dtype:
+        raise TypeError(f"Cannot cast array data from {mask.dtype!r} to dtype('bool') "
+                        "according to the rule 'safe'")
+    return mask._t
 
 
 def write_out(result, out, casting="same_kind"):

@@ -17,10 +17,9 @@ import torch
 
 from . import _dtypes, _promotion
 from ._coerce import asarray, cast_tensor
+from ._errors import AxisError, UFuncInputCastingError, UFuncOutputCastingError, UnsupportedError
 from ._ndarray import ndarray
-from ._normalize import (ArrayLike, DTypeLike, OutArray, _out, finish, normalize_axis, normalizer,
-                         write_out)
-from ._errors import AxisError, UnsupportedError, UFuncInputCastingError, UFuncOutputCastingError
+from ._normalize import ArrayLike, DTypeLike, OutArray, _out, finish, normalize_axis, normalizer, write_out
 
 # NumPy's own exception classes for gufunc casting errors (UFuncTypeError subclasses)
 
@@ -312,15 +311,6 @@ def kron(a: ArrayLike, b: ArrayLike):
 
 
 # ---- trace and cross ----------------------------------------------------------------------
-def sum_dtype(dt):
-    """The dtype np.sum gives without ``dtype=``: small ints widen to the platform int."""
-    if dt.kind == "b" or (dt.kind == "i" and dt.itemsize < 8):
-        return _dtypes.int64.dtype
-    if dt.kind == "u" and dt.itemsize < 8:
-        return _dtypes.uint64.dtype
-    return dt
-
-
 @normalizer
 def trace(a: ArrayLike, offset=0, axis1=0, axis2=1, dtype: DTypeLike = None, out: OutArray = None):
     if a.ndim < 2:
@@ -328,7 +318,7 @@ def trace(a: ArrayLike, offset=0, axis1=0, axis2=1, dtype: DTypeLike = None, out
     ax1, ax2 = normalize_axis(axis1, a.ndim), normalize_axis(axis2, a.ndim)
     if ax1 == ax2:
         raise ValueError("axis1 and axis2 cannot be the same")
-    dt = sum_dtype(a.dtype) if dtype is None else dtype
+    dt = _dtypes.sum_dtype(a.dtype) if dtype is None else dtype
     diag = torch.diagonal(a._t, operator.index(offset), ax1, ax2)
     t = from_compute(to_compute(diag, dt).sum(-1), dt)
     return finish(t, out, scalar=True)
@@ -411,7 +401,8 @@ def _split_einsum_args(args):
 def _ellipsis_ndim(term, ndim, i):
     """How many dims of operand ``i`` the term's '...' stands for (checks the term)."""
     if term.count("...") > 1 or "." in term.replace("...", ""):
-        raise ValueError(f"einstein sum subscripts string contains a '.' that is not part of an ellipsis ('...') in operand {i}")
+        raise ValueError("einstein sum subscripts string contains a '.' that is not part of an ellipsis ('...') "
+                         f"in operand {i}")
     bad = [c for c in term.replace("...", "") if c not in _LETTERS]
     if bad:
         raise ValueError(f"invalid subscript '{bad[0]}' in einstein sum subscripts string, subscripts "

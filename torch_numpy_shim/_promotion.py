@@ -15,6 +15,8 @@ from ._ndarray import ndarray
 
 __all__ = ["result_type", "can_cast", "finfo", "iinfo"]
 
+PY_SCALARS = (builtins.bool, int, float, complex)  # weak under NEP 50 (bool before int: a subclass)
+
 
 def _promotable(obj):
     """What NumPy's result_type should see: dtypes for arrays, Python types' values
@@ -23,7 +25,7 @@ def _promotable(obj):
         return obj.dtype.np
     if isinstance(obj, numpy.generic):  # before float: numpy.float64 subclasses float
         return obj.dtype
-    if isinstance(obj, (builtins.bool, int, float, complex)):
+    if isinstance(obj, PY_SCALARS):
         return obj
     if isinstance(obj, (torch.SymInt, torch.SymFloat, torch.SymBool)):
         return {torch.SymInt: 0, torch.SymFloat: 0.0, torch.SymBool: False}[type(obj)]
@@ -59,7 +61,7 @@ def result_type(*arrays_and_dtypes):
 
 
 def can_cast(from_, to, casting="safe"):
-    if isinstance(from_, (builtins.bool, int, float, complex)):
+    if isinstance(from_, PY_SCALARS):
         raise TypeError("can_cast() does not support Python ints, floats, and complex because "
                         "the result used to depend on the value.\nThis change was part of "
                         "adopting NEP 50, we may explicitly allow them again in the future.")

@@ -28,10 +28,20 @@ import torch
 
 from . import _dtypes, _promotion
 from ._coerce import asarray, cast_tensor, check_python_int_fits
+from ._detours import orderable
 from ._errors import UFuncOutputCastingError
 from ._ndarray import ndarray
-from ._normalize import (ArrayLike, AxisLike, DTypeLike, OutArray, normalize_axis,
-                         normalize_axis_tuple, normalizer)
+from ._normalize import (
+    NO_VALUE,
+    ArrayLike,
+    AxisLike,
+    DTypeLike,
+    OutArray,
+    normalize_axis,
+    normalize_axis_tuple,
+    normalizer,
+    where_mask,
+)
 from ._ufunc_kernels import complex_from_parts
 
 __all__ = [
@@ -42,19 +52,6 @@ __all__ = [
     "nanargmax", "nancumsum", "nancumprod",
 ]
 
-_INT64_SIGN = -2**63
-
-
-class _NoValue:
-    """Default of ``initial=``: for sum/prod, an explicit None means "no identity"."""
-
-    def __repr__(self):
-        return "<no value>"
-
-
-_NO_VALUE = _NoValue()
-
-
 # ---- dtypes --------------------------------------------------------------------------------
 def _is_integral(dt):
     return dt.kind in "biu"
@@ -62,15 +59,6 @@ def _is_integral(dt):
 
 def _is_inexact(dt):
     return dt.kind in "fc"
-
-
-def _default_accumulator(dt):
-    """sum/prod/cumsum of bool and narrow ints widen to the default int (uint for uints)."""
-    if dt.kind == "b" or (dt.kind == "i" and dt.itemsize < 8):
-        return _dtypes.int64.dtype
-    if dt.kind == "u" and dt.itemsize < 8:
-        return _dtypes.uint64.dtype
-    return dt
 
 
 def _loop_dtype(input_dt, dtype, out):
@@ -81,7 +69,7 @@ def _loop_dtype(input_dt, dtype, out):
         return dtype
     if out is not None:
         return _dtypes.promote_types(input_dt, out.dtype)
-    return _default_accumulator(input_dt)
+    return _dtypes.sum_dtype(input_dt)
 
 
 def _from_torch(t):
@@ -112,17 +100,6 @@ def _add_or_subtract(op, dt, x, y):
     if dt.kind == "c":
         return complex_from_parts(op(x.real, y.real), op(x.imag, y.imag))
     return _exact(op, dt, x, y)
-
-
-def _orderable(t):
-    """``t`` as a tensor torch can min/max/argmax in the same order, and the way back."""
-    if t.dtype == torch.bool:
-        return t.to(torch.uint8), lambda r: r.to(torch.bool)
-    if t.dtype in (torch.uint16, torch.uint32):
-        return t.to(torch.int64), lambda r: r.to(t.dtype)
-    if t.dtype == torch.uint64:
-        return t.view(torch.int64) ^ _INT64_SIGN, lambda r: (r ^ _INT64_SIGN).view(torch.uint64)
-    return t, lambda r: r
 
 
 # ---- axes, masks, results -------------------------------------------------------------------
@@ -178,15 +155,12 @@ def _to_last(t, axes):
 
 def _where_mask(where, shape):
     """``where=`` as a boolean tensor broadcast to ``shape``, or None for True."""
-    if where is True:
+    mask = where_mask(where)
+    if mask is None:
         return None
-    mask = asarray(where)
-    if mask.dtype is not _dtypes.bool.dtype:
-        raise TypeError(f"Cannot cast array data from {mask.dtype!r} to dtype('bool') "
-                        "according to the rule 'safe'")
-    if not _broadcasts_to(mask.shape, shape):
-        raise ValueError(f"operands could not be broadcast together with shapes {shape} {mask.shape}")
-    return mask._t.expand(shape)
+    if not _broadcasts_to(tuple(mask.shape), shape):
+        raise ValueError(f"operands could not be broadcast together with shapes {shape} {tuple(mask.shape)}")
+    return mask.expand(shape)
 
 
 def _broadcasts_to(src, dst):
@@ -262,7 +236,7 @@ def _sum_or_prod(a, axis, dtype, out, keepdims, initial, where, product):
         _check_has_identity("multiply" if product else "add", mask, _reduced_size(a.shape, axes))
     loop = _loop_dtype(a.dtype, dtype, out)
     r = (_prod_tensor if product else _sum_tensor)(a._t, axes, loop, mask)
-    if initial is not None and initial is not _NO_VALUE:
+    if initial is not None and initial is not NO_VALUE:
         start = _initial_tensor(initial, loop)
         r = _exact(torch.mul, loop, r, start) if product else _add_or_subtract(torch.add, loop, r, start)
     return _deliver(_shaped(r, a.shape, axes, keepdims), out)
@@ -270,13 +244,13 @@ def _sum_or_prod(a, axis, dtype, out, keepdims, initial, where, product):
 
 @normalizer
 def sum(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
-        keepdims=False, initial=_NO_VALUE, where=True):
+        keepdims=False, initial=NO_VALUE, where=True):
     return _sum_or_prod(a, axis, dtype, out, keepdims, initial, where, product=False)
 
 
 @normalizer
 def prod(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
-         keepdims=False, initial=_NO_VALUE, where=True):
+         keepdims=False, initial=NO_VALUE, where=True):
     return _sum_or_prod(a, axis, dtype, out, keepdims, initial, where, product=True)
 
 
@@ -353,7 +327,7 @@ def _variance(a, axes, dtype, out, ddof, keepdims, mask, mean_):
     count = _count(a.shape, axes, mask)
     if mean_ is None:
         kept = _result_shape(a.shape, axes, True)
-        total = _sum_tensor(a._t, axes, dtype or _default_accumulator(a.dtype), mask).reshape(kept)
+        total = _sum_tensor(a._t, axes, dtype or _dtypes.sum_dtype(a.dtype), mask).reshape(kept)
         kept_count = count.reshape(kept) if isinstance(count, torch.Tensor) else count
         center = ndarray._wrap(_divide(total, kept_count))
     else:
@@ -393,13 +367,18 @@ def _sqrt_result(variance, out):
     return torch.sqrt(t)
 
 
+def _deliver_variance(result, out, root):
+    """var's result (std's with ``root``), into ``out`` or as a reduction's result."""
+    if root:
+        result = _sqrt_result(result, out)
+    return result if out is not None else _deliver(result, None)
+
+
 def _var_or_std(a, axis, dtype, out, ddof, keepdims, where, mean_, correction, root):
     mask = _where_mask(where, a.shape)
     axes = _statistic_axes(a, axis, mask)
     result = _variance(a, axes, dtype, out, _ddof(ddof, correction), _keepdims(keepdims), mask, mean_)
-    if root:
-        result = _sqrt_result(result, out)
-    return result if out is not None else _deliver(result, None)
+    return _deliver_variance(result, out, root)
 
 
 @normalizer
@@ -440,7 +419,7 @@ def _extreme_index(x, largest):
     """argmax/argmin along the last dim: first occurrence, the first NaN for floats."""
     if x.is_complex():
         return _complex_extreme_index(x, largest, skip_nan=False)
-    y, _ = _orderable(x)
+    y, _ = orderable(x)
     return torch.argmax(y, -1) if largest else torch.argmin(y, -1)
 
 
@@ -455,7 +434,7 @@ def _extreme_value(x, largest, skip_nan):
         filled = torch.where(nan, -math.inf if largest else math.inf, x)
         value = torch.amax(filled, -1) if largest else torch.amin(filled, -1)
         return torch.where(nan.all(-1), math.nan, value)
-    y, back = _orderable(x)
+    y, back = orderable(x)
     return back(torch.amax(y, -1) if largest else torch.amin(y, -1))
 
 
@@ -467,7 +446,7 @@ def _extreme(a, axis, out, keepdims, initial, where, largest, skip_nan):
     keepdims = _keepdims(keepdims)
     mask = _where_mask(where, a.shape)
     t = a._t
-    if initial is None or initial is _NO_VALUE:
+    if initial is None or initial is NO_VALUE:
         _check_has_identity(name, mask, _reduced_size(a.shape, axes))
         x = _to_last(t, axes)
     else:
@@ -688,13 +667,13 @@ def nancumprod(a: ArrayLike, axis=None, dtype: DTypeLike = None, out: OutArray =
 # ---- nan-ignoring sum, prod, mean, var, std --------------------------------------------------
 @normalizer
 def nansum(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
-           keepdims=False, initial=_NO_VALUE, where=True):
+           keepdims=False, initial=NO_VALUE, where=True):
     return sum(_nan_replaced(a, 0), axis, dtype, out, keepdims, initial, where)
 
 
 @normalizer
 def nanprod(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
-            keepdims=False, initial=_NO_VALUE, where=True):
+            keepdims=False, initial=NO_VALUE, where=True):
     return prod(_nan_replaced(a, 1), axis, dtype, out, keepdims, initial, where)
 
 
@@ -767,9 +746,7 @@ def _nan_var_or_std(a, axis, dtype, out, ddof, keepdims, where, mean_, correctio
         return function(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean_,
                         correction=correction)
     result = _nan_variance(a, axis, dtype, out, ddof, keepdims, where, mean_, correction)
-    if root:
-        result = _sqrt_result(result, out)
-    return result if out is not None else _deliver(result, None)
+    return _deliver_variance(result, out, root)
 
 
 @normalizer

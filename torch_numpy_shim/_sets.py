@@ -8,7 +8,7 @@ is NumPy's: -0.0 == 0.0, NaN != NaN, except that ``unique(equal_nan=True)`` merg
 import torch
 from numpy.lib._arraysetops_impl import UniqueAllResult, UniqueCountsResult, UniqueInverseResult
 
-from . import _dtypes, _promotion
+from . import _promotion
 from ._coerce import asarray, cast_tensor
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
@@ -121,7 +121,7 @@ def unique_all(x):
 
 def _flat_concatenation(ar1, ar2):
     """np.concatenate((ar1, ar2), axis=None): Python scalars promote weakly."""
-    target = _promotion.result_type(*(x if isinstance(x, (bool, int, float, complex)) else asarray(x)
+    target = _promotion.result_type(*(x if isinstance(x, _promotion.PY_SCALARS) else asarray(x)
                                    for x in (ar1, ar2)))
     parts = [cast_tensor(asarray(x)._t, target).reshape(-1) for x in (ar1, ar2)]
     return torch.cat(parts)

@@ -15,6 +15,7 @@ import torch
 
 from . import _dtypes
 from ._coerce import asarray, cast_tensor
+from ._detours import SIGNED_TWIN, movable, orderable, restored
 from ._errors import AxisError
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, AxisLike, normalize_axis, normalizer
@@ -22,19 +23,12 @@ from ._normalize import ArrayLike, AxisLike, normalize_axis, normalizer
 __all__ = ["sort", "argsort", "lexsort", "partition", "argpartition", "searchsorted",
            "sort_complex"]
 
-_SIGNED_OF_UNSIGNED = {torch.uint16: torch.int16, torch.uint32: torch.int32,
-                       torch.uint64: torch.int64}
-
 
 def order_keys(t):
     """Real tensors, most significant first, whose lexicographic order (torch's stable
     sort: NaN last, -0.0 == 0.0) is NumPy's order of ``t`` and whose ties are NumPy's."""
-    if t.dtype in (torch.uint16, torch.uint32):
-        return [t.to(torch.int64)]
-    if t.dtype == torch.uint64:  # flipping the top bit maps uint64 order onto int64 order
-        return [torch.bitwise_xor(t.view(torch.int64), -2**63)]
     if not t.is_complex():
-        return [t]
+        return [orderable(t)[0]]
     real, imag = torch.real(t), torch.imag(t)
     real_nan, imag_nan = torch.isnan(real), torch.isnan(imag)
     # NumPy's complex order: (1) no NaN, by (real, imag); (2) NaN imaginary part, by
@@ -48,18 +42,12 @@ def order_keys(t):
 def take_along(t, index, dim):
     """``gather`` (index of t's ndim) for every dtype: torch lacks it for uint16/32/64.
     Not take_along_dim, whose decomposition bakes sizes into symbolic traces."""
-    signed = _SIGNED_OF_UNSIGNED.get(t.dtype)
-    if signed is None:
-        return torch.gather(t, dim, index)
-    return torch.gather(t.view(signed), dim, index).view(t.dtype)
+    return restored(torch.gather(movable(t), dim, index), t.dtype)
 
 
 def select(t, dim, index):
     """``index_select`` for every dtype (same gap as ``take_along``)."""
-    signed = _SIGNED_OF_UNSIGNED.get(t.dtype)
-    if signed is None:
-        return torch.index_select(t, dim, index)
-    return torch.index_select(t.view(signed), dim, index).view(t.dtype)
+    return restored(torch.index_select(movable(t), dim, index), t.dtype)
 
 
 def lex_argsort(keys, dim):
@@ -103,7 +91,7 @@ def _flat_or_axis(a, axis):
 
 
 def _sorted_values(t, dim):
-    if t.dtype in _SIGNED_OF_UNSIGNED or t.is_complex():
+    if t.dtype in SIGNED_TWIN or t.is_complex():
         return take_along(t, stable_argsort(t, dim), dim)
     return torch.sort(t, dim=dim, stable=True).values
 
@@ -257,8 +245,6 @@ def insertion_points(a, v, right=False):
     """searchsorted on tensors of one dtype: ``a`` 1-D in NumPy's order, ``v`` 1-D."""
     if a.is_complex():
         return _searchsorted_by_merge(order_keys(a), order_keys(v), right)
-    if a.dtype == torch.bool:
-        a, v = a.to(torch.uint8), v.to(torch.uint8)
     a_key, v_key = order_keys(a)[0], order_keys(v)[0]
     return _searchsorted_real(a_key.contiguous(), v_key.contiguous(), right)
 
@@ -291,6 +277,6 @@ def sort_complex(a: ArrayLike):
     else:
         target = _dtypes.complex128.dtype
     t = a._t
-    if t.dtype in _SIGNED_OF_UNSIGNED:
+    if t.dtype in SIGNED_TWIN:
         t = t.to(torch.float64)  # torch cannot cast wide unsigned ints to complex
     return sort(ndarray._wrap(cast_tensor(t, target)))

@@ -18,10 +18,19 @@ import torch
 
 from . import _dtypes, _promotion
 from ._coerce import asarray, cast_tensor
+from ._dtypes import F64, I64
 from ._errors import UnsupportedError, raise_if
 from ._ndarray import ndarray
-from ._normalize import (ArrayLike, AxisLike, DTypeLike, OptionalArrayLike, OutArray, finish,
-                         normalize_axis_tuple, normalizer)
+from ._normalize import (
+    ArrayLike,
+    AxisLike,
+    DTypeLike,
+    OptionalArrayLike,
+    OutArray,
+    finish,
+    normalize_axis_tuple,
+    normalizer,
+)
 from ._sorting import insertion_points
 from ._ufunc_kernels import complex_from_parts
 
@@ -29,8 +38,6 @@ __all__ = ["median", "nanmedian", "percentile", "quantile", "nanpercentile", "na
            "average", "cov", "corrcoef", "histogram", "histogram_bin_edges", "histogram2d",
            "histogramdd", "bincount", "digitize"]
 
-_F64 = _dtypes.float64.dtype
-_I64 = _dtypes.int64.dtype
 
 
 # ---- integer images: what torch can index and subtract ---------------------------------
@@ -109,7 +116,7 @@ def _sort_dim0(t):
 def _mean_dtypes(dt):
     """(accumulation dtype, result dtype) of ``np.mean`` for input dtype ``dt``."""
     if dt.kind in "biu":
-        return _F64, _F64
+        return F64, F64
     if dt.name == "float16":
         return _dtypes.float32.dtype, dt
     return dt, dt
@@ -314,13 +321,14 @@ def _quantile_dtype(arr_dt, q_dt, weak_q, method, weighted):
     """Result dtype: the data's for picking methods, else NumPy's lerp promotion."""
     if weighted or method in _DISCRETE or (method == "linear" and q_dt.kind in "biu"):
         return arr_dt
-    index_dt = q_dt if q_dt.kind == "f" else _F64
+    index_dt = q_dt if q_dt.kind == "f" else F64
     return _promotion.result_type(arr_dt, 0.0 if weak_q else index_dt)
 
 
 def _check_weights(weights, a, axes):
     """NumPy's _weights_are_valid: same shape as ``a``, or the shape of the reduced
-    axes (then laid along them); returned broadcast to ``a``'s shape."""
+    ``axes`` (None: all, and then the shapes must match), laid along those axes with
+    unit dims elsewhere, so it broadcasts against ``a``."""
     w = weights._t
     if tuple(w.shape) != a.shape:
         if axes is None:
@@ -329,7 +337,7 @@ def _check_weights(weights, a, axes):
             raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
         w = w.permute(*numpy.argsort(axes).tolist())
         w = w.reshape(tuple(s if ax in axes else 1 for ax, s in enumerate(a.shape)))
-    return w.expand(a.shape)
+    return w
 
 
 def _python_numbers(q):
@@ -347,7 +355,7 @@ def _quantile_entry(a, q, python_q, axis, out, method, keepdims, weights, interp
     if a.dtype.kind == "c":
         raise TypeError("a must be an array of real numbers")
     if percent:
-        q_dt = _promotion.result_type(q, 100.0) if q.dtype.kind == "f" else _F64
+        q_dt = _promotion.result_type(q, 100.0) if q.dtype.kind == "f" else F64
         q_t = cast_tensor(q._t, q_dt)
         q_t = q_t / _const(100, q_t)
     else:
@@ -366,7 +374,7 @@ def _quantile_entry(a, q, python_q, axis, out, method, keepdims, weights, interp
     if weights is not None:
         if method != "inverted_cdf":
             raise ValueError(f"Only method 'inverted_cdf' supports weights. Got: {method}.")
-        weights = _check_weights(weights, a, axes).to(a._t.device)
+        weights = _check_weights(weights, a, axes).expand(a.shape).to(a._t.device)
         raise_if(weights < 0, ValueError("Weights must be non-negative."))
     if method not in _METHODS:
         raise ValueError(f"{method!r} is not a valid method. Use one of: {_METHODS}")
@@ -473,16 +481,9 @@ def average(a: ArrayLike, axis: AxisLike = None, weights: OptionalArrayLike = No
             return finish(avg, scalar=scalar)
         scale = torch.full(avg.shape, ratio, dtype=torch.float64, device=avg.device).to(res.torch)
         return finish(avg, scalar=scalar), finish(scale, scalar=scalar)
-    w = weights._t.to(a._t.device)
-    if tuple(w.shape) != a.shape:
-        if axis is None:
-            raise TypeError("Axis must be specified when shapes of a and weights differ.")
-        if tuple(w.shape) != tuple(a.shape[ax] for ax in axes):
-            raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
-        w = w.permute(*numpy.argsort(axes).tolist())
-        w = w.reshape(tuple(s if ax in axes else 1 for ax, s in enumerate(a.shape)))
+    w = _check_weights(weights, a, None if axis is None else axes).to(a._t.device)
     if a.dtype.kind in "biu":
-        rt = _promotion.result_type(a.dtype, weights.dtype, _F64)
+        rt = _promotion.result_type(a.dtype, weights.dtype, F64)
     else:
         rt = _promotion.result_type(a.dtype, weights.dtype)
     w = cast_tensor(w, rt)
@@ -506,7 +507,7 @@ def _as_rows(x, dt):
 
 
 def _validate_sample_weights(weights, n_samples, kind, device):
-    w = cast_tensor(asarray(weights)._t, _F64).to(device)
+    w = cast_tensor(asarray(weights)._t, F64).to(device)
     if kind == "fweights":
         raise_if(w != torch.round(w), TypeError("fweights must be integer"))
     if w.ndim > 1:
@@ -527,7 +528,7 @@ def cov(m: ArrayLike, y: OptionalArrayLike = None, rowvar=True, bias=False, ddof
     if y is not None and y.ndim > 2:
         raise ValueError("y has more than 2 dimensions")
     if dtype is None:
-        dtype = _promotion.result_type(m, _F64) if y is None else _promotion.result_type(m, y, _F64)
+        dtype = _promotion.result_type(m, F64) if y is None else _promotion.result_type(m, y, F64)
     x = _as_rows(m, dtype)
     if not rowvar and m.ndim != 1:
         x = x.T
@@ -557,7 +558,7 @@ def cov(m: ArrayLike, y: OptionalArrayLike = None, rowvar=True, bias=False, ddof
         c = x @ x.T.conj()
         fact = torch.tensor(float(n - ddof), dtype=torch.float64, device=x.device)
     else:
-        rt = _promotion.result_type(dtype, _F64)
+        rt = _promotion.result_type(dtype, F64)
         wr = cast_tensor(w, rt)
         w_sum = wr.sum()
         raise_if(w_sum == 0, ZeroDivisionError("Weights sum to zero, can't be normalized"))
@@ -720,7 +721,7 @@ def histogram(a: ArrayLike, bins=10, range=None, density=None, weights: Optional
     edges, count, bounds = _bin_edges(t, bins, range)
     e = edges._t
     if count is not None:
-        ntype = _I64 if w is None else _dtypes.from_torch(w.dtype)
+        ntype = I64 if w is None else _dtypes.from_torch(w.dtype)
         first, last = bounds
         x64 = t.to(torch.float64)  # NumPy compares the data with the (weak) range values
         keep = (x64 >= first.to(torch.float64)) & (x64 <= last.to(torch.float64))
@@ -735,7 +736,7 @@ def histogram(a: ArrayLike, bins=10, range=None, density=None, weights: Optional
             n = cast_tensor(torch.zeros(count, dtype=acc, device=t.device).index_add_(0, index, contrib), ntype)
     else:
         if w is None:
-            ntype = _I64
+            ntype = I64
             sorted_data = torch.sort(_searchable(t)).values
             cum = _search_inclusive(*_common(sorted_data, e))
         else:
@@ -753,8 +754,8 @@ def histogram(a: ArrayLike, bins=10, range=None, density=None, weights: Optional
         if w is not None:
             n = _image_as(n, ntype, ntype) if ntype.kind == "u" else cast_tensor(n, ntype)
     if density:
-        widths = cast_tensor(_searchable(e[1:]) - _searchable(e[:-1]), _F64)
-        out_dt = _promotion.result_type(ntype, _F64)
+        widths = cast_tensor(_searchable(e[1:]) - _searchable(e[:-1]), F64)
+        out_dt = _promotion.result_type(ntype, F64)
         n = cast_tensor(n, out_dt) / widths / cast_tensor(n.sum(), out_dt)
     return ndarray._wrap(n), edges
 
@@ -842,7 +843,8 @@ def histogramdd(sample, bins=10, range=None, density=None, weights: OptionalArra
             shape = [1] * dims
             shape[i] = sizes[i] - 2
             widths = e._t[1:] - e._t[:-1]
-            hist = hist / cast_tensor(widths, _promotion.result_type(_dtypes.from_torch(widths.dtype), _F64)).reshape(shape)
+            width_dt = _promotion.result_type(_dtypes.from_torch(widths.dtype), F64)
+            hist = hist / cast_tensor(widths, width_dt).reshape(shape)
         hist = hist / s
     return ndarray._wrap(hist), edges
 
@@ -876,7 +878,7 @@ def bincount(x: ArrayLike, weights: OptionalArrayLike = None, minlength=0):
     raise_if(t < 0, ValueError("'list' argument must have no negative elements"))
     if weights is None:
         return ndarray._wrap(torch.bincount(t, minlength=minlength))
-    if not _promotion.can_cast(weights.dtype, _F64, "safe"):
+    if not _promotion.can_cast(weights.dtype, F64, "safe"):
         raise TypeError(f"Cannot cast array data from {weights.dtype.np!r} to dtype('float64') "
                         f"according to the rule 'safe'")
     w = weights._t.reshape(-1) if weights.ndim else weights._t

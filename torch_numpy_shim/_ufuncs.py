@@ -17,16 +17,15 @@ import torch
 from . import _dtypes, _promotion
 from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor
-from ._errors import UnsupportedError, UFuncOutputCastingError
+from ._errors import UFuncOutputCastingError, UnsupportedError
 from ._ndarray import ndarray
-from ._normalize import normalize_axis, normalize_axis_tuple
+from ._normalize import NO_VALUE, normalize_axis, normalize_axis_tuple, where_mask
+from ._promotion import PY_SCALARS
 
 __all__ = ["ufunc"]
 
-_PY_SCALARS = (builtins.bool, int, float, complex)
 _SYM_TYPES = {torch.SymBool: builtins.bool, torch.SymInt: int, torch.SymFloat: float}
 _COMPARISONS = frozenset({"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"})
-_NO_VALUE = numpy._NoValue
 
 
 # ---- operands --------------------------------------------------------------------------
@@ -35,7 +34,7 @@ def _operand(x):
     (their key is the Python type), everything else becomes a shim array (key: dtype)."""
     if isinstance(x, ndarray):
         return x, x.dtype.np
-    if isinstance(x, _PY_SCALARS) and not isinstance(x, numpy.generic):
+    if isinstance(x, PY_SCALARS) and not isinstance(x, numpy.generic):
         kind = _python_type(x)
         return x, numpy.dtype(bool) if kind is builtins.bool else kind
     if type(x) in _SYM_TYPES:
@@ -46,7 +45,7 @@ def _operand(x):
 
 
 def _python_type(x):
-    for t in (builtins.bool, int, float, complex):
+    for t in PY_SCALARS:
         if isinstance(x, t):
             return t
     raise TypeError(type(x))
@@ -156,16 +155,6 @@ def _broadcast_shape(shapes):
                          + " ".join(str(s) for s in shapes)) from None
 
 
-def _where_mask(where):
-    if where is True:
-        return None
-    mask = asarray(where)
-    if mask.dtype is not _dtypes.bool.dtype:
-        raise TypeError(f"Cannot cast array data from {mask.dtype!r} to dtype('bool') "
-                        f"according to the rule 'safe'")
-    return mask._t
-
-
 def _outs(out, nout):
     """``out=`` as a tuple of nout entries (arrays or None)."""
     if out is None:
@@ -250,7 +239,7 @@ class ufunc:
         sig = _signature_key(self.nin, self.nout, dtype, signature)
         loop = _resolve(self._np, tuple(keys), self.nout, sig, casting)
         loop_in, loop_out = loop[:self.nin], loop[self.nin:]
-        mask = _where_mask(where)
+        mask = where_mask(where)
         shapes = [tuple(o.shape) for o in operands if isinstance(o, ndarray)]
         if mask is not None:
             shapes.append(tuple(mask.shape))
@@ -321,7 +310,7 @@ class ufunc:
         if self.nin != 2 or self.nout != 1:
             raise ValueError(f"{method} only supported for binary functions")
 
-    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=_NO_VALUE,
+    def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=NO_VALUE,
                where=True):
         self._require_binary("reduce")
         arr = asarray(array)
@@ -331,13 +320,13 @@ class ufunc:
         if len(axes) > 1 and not self._reorderable:
             raise ValueError(f"reduction operation '{self.__name__}' is not reorderable, so at "
                              f"most one axis may be specified")
-        mask = _where_mask(where)
+        mask = where_mask(where)
         x = cast_tensor(arr._t, loop_dt)
         if mask is not None:
             shape = torch.broadcast_shapes(x.shape, mask.shape)
             x, mask = x.expand(shape), mask.expand(shape)
-        explicit = initial is not _NO_VALUE and initial is not None
-        start_value = initial if explicit else (self.identity if initial is _NO_VALUE else None)
+        explicit = initial is not NO_VALUE and initial is not None
+        start_value = initial if explicit else (self.identity if initial is NO_VALUE else None)
         start = None if start_value is None else (
             _scalar_tensor(start_value, loop_dt) if explicit else _identity_tensor(start_value, loop_dt))
         kept = [n for i, n in enumerate(x.shape) if i not in axes]
@@ -524,18 +513,21 @@ def _numel(t, axes):
 
 # ---- the ufunc table --------------------------------------------------------------------
 def _define(name, nin, nout, kernel, unsigned64=None, half=True, reorderable=False, aliases=()):
+    """Make the ufunc ``name`` (and its aliases) public here; returned too, so that the
+    ones this module's functions call are named in the module (``rint = _define(...)``)."""
     u = ufunc(name, nin, nout, kernel, unsigned64, half, reorderable)
     globals()[name] = u
     __all__.append(name)
     for alias in aliases:
         globals()[alias] = u
         __all__.append(alias)
+    return u
 
 
 _define("add", 2, 1, K.add, "bits", reorderable=True)
 _define("subtract", 2, 1, K.subtract, "bits")
-_define("multiply", 2, 1, K.multiply, "bits", reorderable=True)
-_define("divide", 2, 1, K.true_divide, aliases=("true_divide",))
+multiply = _define("multiply", 2, 1, K.multiply, "bits", reorderable=True)
+divide = _define("divide", 2, 1, K.true_divide, aliases=("true_divide",))
 _define("floor_divide", 2, 1, K.floor_divide)
 _define("remainder", 2, 1, K.remainder, aliases=("mod",))
 _define("fmod", 2, 1, K.fmod)
@@ -543,7 +535,7 @@ _define("divmod", 2, 2, K.divmod_)
 _define("power", 2, 1, K.power, "own", aliases=("pow",))
 _define("float_power", 2, 1, K.float_power)
 _define("negative", 1, 1, torch.neg, "bits")
-_define("positive", 1, 1, torch.clone, "bits")
+positive = _define("positive", 1, 1, torch.clone, "bits")
 _define("absolute", 1, 1, K.absolute, "own", aliases=("abs",))
 _define("fabs", 1, 1, torch.abs)
 _define("sign", 1, 1, K.sign, "own")
@@ -578,9 +570,9 @@ _define("deg2rad", 1, 1, K.deg2rad)
 _define("radians", 1, 1, K.deg2rad)
 _define("rad2deg", 1, 1, K.rad2deg)
 _define("degrees", 1, 1, K.rad2deg)
-_define("rint", 1, 1, K.rint)
-_define("floor", 1, 1, K.floor, "bits")
-_define("ceil", 1, 1, K.ceil, "bits")
+rint = _define("rint", 1, 1, K.rint)
+floor = _define("floor", 1, 1, K.floor, "bits")
+ceil = _define("ceil", 1, 1, K.ceil, "bits")
 _define("trunc", 1, 1, K.trunc, "bits")
 _define("modf", 1, 2, K.modf)
 _define("frexp", 1, 2, K.frexp, half=False)
@@ -595,8 +587,8 @@ _define("isfinite", 1, 1, torch.isfinite, "bits")
 _define("heaviside", 2, 1, K.heaviside)
 _define("gcd", 2, 1, K.gcd, reorderable=True)
 _define("lcm", 2, 1, K.lcm)
-_define("maximum", 2, 1, K.maximum, "ordered", reorderable=True)
-_define("minimum", 2, 1, K.minimum, "ordered", reorderable=True)
+maximum = _define("maximum", 2, 1, K.maximum, "ordered", reorderable=True)
+minimum = _define("minimum", 2, 1, K.minimum, "ordered", reorderable=True)
 _define("fmax", 2, 1, K.fmax, "ordered", reorderable=True)
 _define("fmin", 2, 1, K.fmin, "ordered", reorderable=True)
 _define("equal", 2, 1, torch.eq, "bits")
@@ -604,7 +596,7 @@ _define("not_equal", 2, 1, torch.ne, "bits")
 _define("less", 2, 1, K.less, "ordered")
 _define("less_equal", 2, 1, K.less_equal, "ordered")
 _define("greater", 2, 1, K.greater, "ordered")
-_define("greater_equal", 2, 1, K.greater_equal, "ordered")
+greater_equal = _define("greater_equal", 2, 1, K.greater_equal, "ordered")
 _define("logical_and", 2, 1, K.logical_and, "bits", reorderable=True)
 _define("logical_or", 2, 1, K.logical_or, "bits", reorderable=True)
 _define("logical_xor", 2, 1, K.logical_xor, "bits", reorderable=True)
@@ -624,15 +616,15 @@ _clip_ufunc = ufunc("clip", 3, 1, lambda x, lo, hi: K.minimum(K.maximum(x, lo), 
                     np_ufunc=numpy._core.umath.clip)
 
 
-def clip(a, a_min=_NO_VALUE, a_max=_NO_VALUE, out=None, *, min=_NO_VALUE, max=_NO_VALUE, **kwargs):
+def clip(a, a_min=NO_VALUE, a_max=NO_VALUE, out=None, *, min=NO_VALUE, max=NO_VALUE, **kwargs):
     """NumPy 2's clip: minimum(maximum(a, min), max), NaN propagating; Python int bounds
     beyond an integer dtype's range are dropped rather than overflowing."""
-    if a_min is not _NO_VALUE or a_max is not _NO_VALUE:
-        if min is not _NO_VALUE or max is not _NO_VALUE:
+    if a_min is not NO_VALUE or a_max is not NO_VALUE:
+        if min is not NO_VALUE or max is not NO_VALUE:
             raise ValueError("Passing `min` or `max` keyword argument when `a_min` and `a_max` "
                              "are provided is forbidden.")
-    lo = a_min if a_min is not _NO_VALUE else (None if min is _NO_VALUE else min)
-    hi = a_max if a_max is not _NO_VALUE else (None if max is _NO_VALUE else max)
+    lo = a_min if a_min is not NO_VALUE else (None if min is NO_VALUE else min)
+    hi = a_max if a_max is not NO_VALUE else (None if max is NO_VALUE else max)
     arr = asarray(a) if not isinstance(a, ndarray) else a
     if arr.dtype.kind in "iu":
         info = numpy.iinfo(arr.dtype.np)
@@ -683,7 +675,7 @@ def around(a, decimals=0, out=None):
 
 def _round_into(arr, decimals, target):
     scale = float(10.0 ** abs(decimals))
-    first, second = (multiply, true_divide) if decimals >= 0 else (true_divide, multiply)
+    first, second = (multiply, divide) if decimals >= 0 else (divide, multiply)
     if decimals == 0:
         rint(arr, out=target)
         return

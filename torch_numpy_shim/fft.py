@@ -12,8 +12,8 @@ import warnings
 import numpy
 import torch
 
-from . import _dtypes, _promotion
-from ._coerce import asarray, cast_tensor
+from . import _coerce, _dtypes, _promotion
+from ._coerce import cast_tensor
 from ._errors import UFuncOutputCastingError
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, OutArray, normalize_axis, normalizer, write_out
@@ -225,7 +225,7 @@ def _frequencies(values, n, d):
         val = 1.0 / (n * d)
         dt = _promotion.result_type(_dtypes.int64, val)
         return ndarray._wrap(values.to(dt.torch) * val)
-    d = asarray(d)
+    d = _coerce.asarray(d)
     dt = _promotion.result_type(_dtypes.int64, d, 1.0)
     broadcast_shapes(tuple(values.shape), d.shape)
     val = 1.0 / (cast_tensor(d._t, dt) * int(n))

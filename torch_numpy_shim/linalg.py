@@ -16,7 +16,7 @@ import numpy
 import torch
 from numpy.linalg import _linalg as _np_linalg
 
-from . import _dtypes, _products, _promotion
+from . import _dtypes, _normalize, _products, _promotion
 from ._coerce import asarray, cast_tensor
 from ._errors import LinAlgError, UnsupportedError
 from ._ndarray import ndarray
@@ -40,8 +40,6 @@ QRResult = _np_linalg.QRResult
 SlogdetResult = _np_linalg.SlogdetResult
 SVDResult = _np_linalg.SVDResult
 
-_F32, _F64 = _dtypes.float32.dtype, _dtypes.float64.dtype
-_C64, _C128 = _dtypes.complex64.dtype, _dtypes.complex128.dtype
 
 
 # ---- NumPy's argument checks and precision rules ----------------------------------------------
@@ -59,12 +57,12 @@ def _common_type(*arrays):
         else:
             double = True
     if is_complex:
-        return _C128, (_C128 if double else _C64)
-    return _F64, (_F64 if double else _F32)
+        return _dtypes.C128, (_dtypes.C128 if double else _dtypes.C64)
+    return _dtypes.F64, (_dtypes.F64 if double else _dtypes.F32)
 
 
 def _real(dt):
-    return {"complex64": _F32, "complex128": _F64}.get(dt.name, dt)
+    return {"complex64": _dtypes.F32, "complex128": _dtypes.F64}.get(dt.name, dt)
 
 
 def _assert_stacked_2d(*arrays):
@@ -202,7 +200,7 @@ def _real_if_all_real(a, result, *tensors):
     eager only, see DATA_DEPENDENT), else complex."""
     if a.dtype.kind != "c" and bool((tensors[0].imag == 0).all()):
         return [_out(torch.real(t), result) for t in tensors]
-    complex_result = {"float32": _C64, "float64": _C128}.get(result.name, result)
+    complex_result = {"float32": _dtypes.C64, "float64": _dtypes.C128}.get(result.name, result)
     return [_out(t, complex_result) for t in tensors]
 
 
@@ -311,15 +309,15 @@ def matrix_rank(A: ArrayLike, tol=None, hermitian=False, *, rtol=None):
 
 
 @normalizer
-def pinv(a: ArrayLike, rcond=None, hermitian=False, *, rtol=numpy._NoValue):
+def pinv(a: ArrayLike, rcond=None, hermitian=False, *, rtol=_normalize.NO_VALUE):
     if rcond is None:
-        if rtol is numpy._NoValue:
+        if rtol is _normalize.NO_VALUE:
             rcond = 1e-15
         elif rtol is None:
             rcond = max(a.shape[-2:]) * float(numpy.finfo(a.dtype.np).eps)
         else:
             rcond = rtol
-    elif rtol is not numpy._NoValue:
+    elif rtol is not _normalize.NO_VALUE:
         raise ValueError("`rtol` and `rcond` can't be both set.")
     rcond = asarray(rcond)
     if a.size == 0 and math.prod(a.shape[-2:]) == 0:
@@ -459,7 +457,7 @@ def cond(x: ArrayLike, p=None):
         compute, result = _common_type(x)
         inverse = ndarray._wrap(_inv_or_nan(_in(x, compute)))
         norms = [norm(y, p, axis=(-2, -1)) for y in (x, inverse)]
-        r = cast_tensor(norms[0]._t, _F64) * cast_tensor(norms[1]._t, _F64)
+        r = cast_tensor(norms[0]._t, _dtypes.F64) * cast_tensor(norms[1]._t, _dtypes.F64)
         r = cast_tensor(r, _real(result))
     # NaN from a failed inversion means an infinite condition number (unless x had NaNs)
     x_has_nan = torch.isnan(x._t).any(-1).any(-1) if x.dtype.kind in "fc" else torch.zeros_like(r, dtype=torch.bool)

@@ -15,7 +15,7 @@ import operator
 import numpy
 import torch
 
-from . import _dtypes
+from . import _dtypes, _promotion
 from ._coerce import asarray, cast_tensor, tensor_to_numpy
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
@@ -26,10 +26,7 @@ __all__ = ["Generator", "default_rng", "seed", "rand", "randn", "randint", "rand
            "random_sample", "normal", "standard_normal", "uniform", "choice", "permutation",
            "shuffle", "exponential", "poisson", "binomial", "beta", "gamma"]
 
-_FLOAT64 = _dtypes.float64.dtype
-_INT64 = _dtypes.int64.dtype
 _POISSON_LAM_MAX = float(numpy.iinfo(numpy.int64).max - numpy.sqrt(numpy.iinfo(numpy.int64).max) * 10)
-_PY_SCALARS = (bool, int, float, complex)
 
 
 def _shape_of(size):
@@ -49,7 +46,7 @@ def _shape_of(size):
 
 
 def _float_param(value):
-    return cast_tensor(asarray(value)._t, _FLOAT64)
+    return cast_tensor(asarray(value)._t, _dtypes.F64)
 
 
 def _draw_shape(size, *params):
@@ -96,7 +93,7 @@ def _int_bound(value):
 
 
 def _is_scalar_bound(value):
-    return isinstance(value, _PY_SCALARS + (numpy.generic,)) or (
+    return isinstance(value, _promotion.PY_SCALARS + (numpy.generic,)) or (
         isinstance(value, (ndarray, numpy.ndarray)) and value.ndim == 0)
 
 
@@ -202,7 +199,7 @@ class Generator:
         low, high = asarray(low), asarray(high)
         if _dtypes.uint64.dtype in (low.dtype, high.dtype):
             raise UnsupportedError("integers() with uint64 array bounds")
-        low, high = cast_tensor(low._t, _INT64), cast_tensor(high._t, _INT64)
+        low, high = cast_tensor(low._t, _dtypes.I64), cast_tensor(high._t, _dtypes.I64)
         top = high if endpoint else high - 1
         smallest, largest = _integer_limits(dt)
         _reject(low < smallest, f"low is out of bounds for {dt.name}")
@@ -281,7 +278,7 @@ class Generator:
         return _result(draws.to(torch.int64), scalar)
 
     def binomial(self, n, p, size=None):
-        n = cast_tensor(asarray(n)._t, _INT64)
+        n = cast_tensor(asarray(n)._t, _dtypes.I64)
         p = _float_param(p)
         _reject(n < 0, "n < 0")
         _reject(~((p >= 0) & (p <= 1)), "p < 0, p > 1 or p is NaN")
@@ -293,7 +290,7 @@ class Generator:
     # ---- sampling from a population ------------------------------------------------
     def choice(self, a, size=None, replace=True, p=None, axis=0, shuffle=True):
         population = None
-        if isinstance(a, _PY_SCALARS + (numpy.generic, ndarray, numpy.ndarray)) and numpy.ndim(a) == 0:
+        if isinstance(a, _promotion.PY_SCALARS + (numpy.generic, ndarray, numpy.ndarray)) and numpy.ndim(a) == 0:
             if isinstance(a, bool) or numpy.asarray(a).dtype.kind not in "iu":
                 raise ValueError(f"a must be a sequence or an integer, not {type(a)}")
             pop_size = operator.index(a.item() if isinstance(a, (ndarray, numpy.ndarray)) else a)
