@@ -12,8 +12,6 @@ cache_size_limit = 8
 automatic_dynamic_shapes = True
 #: False: every NumPy call runs in real NumPy (nothing is traced).
 trace_numpy = True
-#: A backend failure falls back to running the segment eagerly, with one warning.
-suppress_errors = False
 #: Debug mode: run jitted functions eagerly on the pure shim (no tracing, no compiling).
 eager_shim = False
 #: Largest number of graph nodes a Python loop may unroll into before it is captured
