@@ -33,7 +33,7 @@ from ..trace.interpreter import arg_count, bind_arguments, is_user_function
 from ..trace.jitted import Jitted
 from ..trace.outputs import Resume
 from ..trace.real import RealRunner
-from . import devices, failures, layouts, read_only
+from . import devices, failures, layouts, read_only, staging
 from .entries import MISS, CompiledEntry, FallbackEntry
 from .entries import transfers as _transfers
 from .entries import writer as _writer
@@ -165,6 +165,7 @@ class JitFunction(Jitted):
     @property
     def compile_count(self):
         every = self.entries + [e for entries in self.resume_entries.values() for e in entries]
+        every += [inner for e in every if isinstance(e, staging.StagedEntry) for inner in e.entries]
         return sum(1 for e in every if e.compiled is not None)
 
     def __call__(self, *args, **kwargs):
@@ -207,20 +208,21 @@ class JitFunction(Jitted):
         finally:
             self.host_copies += runner.host_copies
 
-    def _segment(self, entries, L, resume_frames, fallback, device):
+    def _segment(self, entries, L, resume_frames, fallback, device, staged=()):
         entry = _first_fitting(entries, L)
         if entry is None:
             with _COMPILE_LOCK:   # another thread may have compiled it while we waited
-                entry = _first_fitting(entries, L) or self._new_entry(entries, L, resume_frames, device)
+                entry = _first_fitting(entries, L) or self._new_entry(entries, L, resume_frames, device, staged)
             if entry is None or entry is _TRANSIENT:
                 return fallback()
         if self.events is not None:
             self.events.append(entry)
         return entry.run(L, fallback)
 
-    def _new_entry(self, entries, L, resume_frames, device):
+    def _new_entry(self, entries, L, resume_frames, device, staged):
         """Compile an entry for ``L`` and add it to ``entries`` (None: run uncompiled,
-        because of ``run_only`` or the cache size limit)."""
+        because of ``run_only`` or the cache size limit). ``staged``: positions of the
+        arguments that are copies (see ``staging``)."""
         reason = _failed_guard(entries, L, self.fn) if entries else None
         if self.run_only:
             self.run_only_misses += 1
@@ -238,7 +240,7 @@ class JitFunction(Jitted):
             diagnostics.log_once("recompiles", (self.fn, reason, len(entries)),
                                  "recompiling %s: guard failed: %s", self.fn.__qualname__, reason)
             diagnostics.notify("recompile", self, reason)
-        entry = self._compile(L, resume_frames, device)
+        entry = self._compile(L, resume_frames, device, staged)
         if entry is not _TRANSIENT:
             entries.append(entry)
         return entry
@@ -293,15 +295,19 @@ class JitFunction(Jitted):
                              "graph break in %s: %s", self.fn.__qualname__, record.message)
         return record
 
-    def _compile(self, L, resume_frames, device):
-        """An entry for state ``L``: compiled, or a fallback (recorded as a break) when
-        tracing stops, an input's layout has no tensor view, or the compiler fails."""
+    def _compile(self, L, resume_frames, device, staged=()):
+        """An entry for state ``L``: compiled, staged (arguments with no tensor view are
+        copied), or a fallback (recorded as a break) when tracing stops, an input's layout
+        has no tensor view and cannot be copied, or the compiler fails."""
         read_only.silence_torch_warning()
         globals_dict, closure = self.fn.__globals__, self.fn.__closure__
         roots = entry_roots(L, self._arg_names) if resume_frames is None else resume_roots(resume_frames)
         unviewable = layouts.unviewable_inputs(roots)
-        if unviewable is not None:
-            brk, guards = unviewable
+        if unviewable:
+            positions = staging.positions_of(unviewable, L) if resume_frames is None and not staged else None
+            if positions:
+                return staging.StagedEntry(positions, L, globals_dict, closure, device, self._segment)
+            brk, guards = layouts.fallback_for(unviewable)
             return FallbackEntry(guards.compile(globals_dict, closure), self._record_break(brk), guards)
         try:
             cap = capture(self.fn, L, self._arg_names, resume_frames, device, self.fullgraph,
@@ -316,6 +322,10 @@ class JitFunction(Jitted):
             return self._capture_failed(exc, roots)
         if _writes_read_only(cap, L, globals_dict, closure):
             return _TRANSIENT   # NumPy raises; compiling a write into a read-only array helps no one
+        shows = staging.copy_would_show(cap, staged, L) if staged else None
+        if shows is not None:
+            return FallbackEntry(cap.guards.compile(globals_dict, closure),
+                                 self._record_break(staging.refusal(shows)), cap.guards)
         record = self._record_break(cap.ends_in_break) if cap.ends_in_break is not None else None
         self._graphs += 1
         label = f"graph #{self._graphs} of {self.fn.__qualname__} ({_segment_start(resume_frames)})"

@@ -5,17 +5,18 @@ multiples of its item size (any order, offsets, zero strides, read-only memory);
 refuses negative strides (``a[::-1]``) and strides that are not whole items (a field of
 a packed structured array), and it accepts complex128 data that is not 16-byte aligned,
 which torch's kernels then crash on. Copying such an input in would lose what NumPy
-guarantees about it (views of it share its memory, writes land in it), so a call whose
-arrays include one runs in real NumPy, recorded as a graph break. The guard of that
-fallback names the very arrays, so calls with other layouts still compile; the compiled
-entries' own guards (exact strides, or C-contiguity for dynamic sizes) never admit such
-an array either.
+guarantees about it (views of it share its memory, writes land in it), so unless the
+copy is invisible (``staging``) a call whose arrays include one runs in real NumPy,
+recorded as a graph break. The guard of that fallback names the very arrays, so calls
+with other layouts still compile; the compiled entries' own guards (exact strides, or
+C-contiguity for dynamic sizes) never admit such an array either.
 """
 import numpy
 
 from ..errors import GraphBreak, RerunUncompiled
 from ..trace.guards import Guards
 from ..trace.interpreter import supported_dtype
+from .read_only import may_overlap_itself
 
 
 def torch_can_view(array):
@@ -25,23 +26,9 @@ def torch_can_view(array):
     itemsize = array.itemsize
     if not all(s >= 0 and s % itemsize == 0 for s in array.strides):
         return False
-    if array.flags.writeable and _may_overlap_itself(array):
+    if array.flags.writeable and may_overlap_itself(array):
         return False   # torch refuses to write into it; NumPy defines what such writes do
     return array.dtype.kind != "c" or itemsize != 16 or array.__array_interface__["data"][0] % 16 == 0
-
-
-def _may_overlap_itself(array):
-    """Whether two elements of ``array`` may share memory (a writeable broadcast, an
-    ``as_strided`` window): the strides, sorted, do not each step past the extent of
-    the smaller ones. (``broadcast_to`` views are read-only and only read.)"""
-    if array.size == 0:
-        return False
-    extent = array.itemsize
-    for stride, size in sorted((abs(s), n) for n, s in zip(array.shape, array.strides) if n > 1):
-        if stride < extent:
-            return True
-        extent = stride * (size - 1) + extent
-    return False
 
 
 def aligned_complex128(tensor):
@@ -67,26 +54,30 @@ def _arrays(value, source_expr, found, depth=0):
 
 
 def unviewable_inputs(roots):
-    """Break and guards for a state whose arrays include some torch cannot view (None if
-    there are none). ``roots``: (value, source) pairs of the segment's state."""
+    """(source expression, array) of the arrays in a segment's state that torch cannot
+    view. ``roots``: (value, source) pairs of the state."""
     found = []
     for value, source in roots:
         found += [(expr, a) for expr, a in _arrays(value, source.expr, [])
                   if supported_dtype(a.dtype) and not torch_can_view(a)]
-    if not found:
-        return None
+    return found
+
+
+def fallback_for(found):
+    """Break and guards of a fallback for states with these unviewable arrays."""
     guards = Guards()
-    check = guards.const(_unviewable)
+    check = guards.const(unviewable)
     for expr, _ in found:
         guards.add(f"{check}({expr})", f"{expr} has strides or an alignment torch cannot compute on")
     names = ", ".join(f"{expr} (dtype {a.dtype}, strides {a.strides})" for expr, a in found[:3])
     brk = GraphBreak(f"input arrays torch cannot compute on in place: {names}",
                      "negative strides, strides that are not whole items and complex128 data that is not "
-                     "16-byte aligned run in real NumPy; np.ascontiguousarray(...) before the call compiles it")
+                     "16-byte aligned run in real NumPy where the function writes into them, returns "
+                     "them or views of them; np.ascontiguousarray(...) before the call compiles it")
     return brk, guards
 
 
-def _unviewable(value):
+def unviewable(value):
     return type(value) is numpy.ndarray and not torch_can_view(value)
 
 

@@ -5,7 +5,8 @@ is a segmentation fault), and a tensor has no such flag to hand back. So the run
 keeps NumPy's rules itself, from what the graph is known to do (``GraphEffects``):
 before a graph that writes into an input runs, that input must be writeable, or the
 segment runs as written and NumPy raises its ValueError at the exact point; and an
-output that is a view of a read-only input comes back read-only, as NumPy's view would.
+output that is a view of a read-only input comes back read-only, as NumPy's view would
+(and so does a view of an input that overlaps itself, as ``broadcast_to``'s does).
 Both are generated into each entry's call function and cost nothing for graphs that
 neither write into inputs nor return views of them.
 """
@@ -41,16 +42,29 @@ def mark_views(lines, view_sources):
 
 def view_converter(to_array):
     """``_view(tensor, bases)``: the NumPy array of an output viewing ``bases``,
-    read-only when one of them is."""
+    read-only when one of them is, or when it overlaps itself (a ``broadcast_to`` view:
+    NumPy makes those read-only, so writing one element never writes many)."""
     def _view(tensor, bases):
         array = to_array(tensor)
-        for base in bases:
-            if not base.flags.writeable:
-                array.flags.writeable = False
-                break
+        if any(not base.flags.writeable for base in bases) or may_overlap_itself(array):
+            array.flags.writeable = False
         return array
 
     return _view
+
+
+def may_overlap_itself(array):
+    """Whether two elements of ``array`` may share memory (a broadcast, an
+    ``as_strided`` window): its strides, sorted, do not each step past the extent of
+    the smaller ones."""
+    if array.size == 0:
+        return False
+    extent = array.itemsize
+    for stride, size in sorted((abs(s), n) for n, s in zip(array.shape, array.strides) if n > 1):
+        if stride < extent:
+            return True
+        extent = stride * (size - 1) + extent
+    return False
 
 
 _silenced = []
