@@ -2,6 +2,8 @@
 messages (``__match_args__``, positional sub-patterns, duplicate keys)."""
 from .registry import handles
 
+# CPython's type flags that the MATCH_* instructions read (Py_TPFLAGS_SEQUENCE, _MAPPING,
+# _Py_TPFLAGS_MATCH_SELF; the same in 3.10-3.13), seen from Python as ``type.__flags__``
 _TPFLAGS_SEQUENCE, _TPFLAGS_MAPPING, _TPFLAGS_MATCH_SELF = 1 << 5, 1 << 6, 1 << 22
 _SYMBOLIC = {"SymInt": int, "SymFloat": float, "SymBool": bool}
 _MISSING = object()

@@ -2,11 +2,12 @@
 
 Handler modules register ``handler(tracer, frame, inst)`` per opcode name with
 ``@handles``; the package ``__init__`` derives the tracer's table from this one."""
+import inspect
 
 #: opname -> handler, plain: what the runner of real Python executes
 REAL_HANDLERS = {}
 
-CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR = 0x20, 0x80, 0x200
+CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR = inspect.CO_GENERATOR, inspect.CO_COROUTINE, inspect.CO_ASYNC_GENERATOR
 
 
 def handles(*names):
