@@ -1,8 +1,12 @@
 """The public entry point: ``npcompile.jit``."""
 import copy
+import copyreg
 import functools
+import importlib
 import inspect
+import sys
 import types
+import uuid
 import warnings
 
 from .runtime import memory
@@ -65,3 +69,43 @@ def reset():
             table.clear()
         jitted.run_only_misses = 0
         jitted._limit_warned = False
+
+
+# Pickling (Dask, multiprocessing): a jitted function travels as a reference to its
+# Python function plus its jit options, never as compiled code. Unpickling the same
+# function twice in one process gives the same JitFunction, so its compiled entries are
+# reused: a Dask worker compiles each function once, however many tasks carry it.
+_BY_TOKEN = {}   # (token, run_only) -> the JitFunction it names in this process
+
+
+def _reduce_jitted(jitted):
+    name, module = getattr(jitted, "__qualname__", None), sys.modules.get(getattr(jitted, "__module__", None))
+    if module is not None and module.__name__ != "__main__" and _attribute(module, name) is jitted:
+        return _by_name, (module.__name__, name)   # ``@jit`` at module level: one per process already
+    token = jitted.__dict__.setdefault("_npcompile_token", uuid.uuid4().hex)
+    _BY_TOKEN.setdefault((token, jitted.run_only), jitted)
+    settings = dict(fullgraph=jitted.fullgraph, backend=jitted.backend, dynamic=jitted.dynamic,
+                    device=jitted.device, options=jitted.options)
+    return _rebuild, (token, jitted.fn, settings, jitted.run_only)
+
+
+def _by_name(module, qualname):
+    return _attribute(importlib.import_module(module), qualname)
+
+
+def _attribute(owner, qualname):
+    for part in (qualname or "").split("."):
+        owner = getattr(owner, part, None)
+    return owner
+
+
+def _rebuild(token, fn, settings, run_only=False):
+    jitted = _BY_TOKEN.get((token, run_only))
+    if jitted is None:
+        jitted = jit(fn, **settings)
+        jitted._npcompile_token = token
+        jitted = _BY_TOKEN[(token, run_only)] = run(jitted) if run_only else jitted
+    return jitted
+
+
+copyreg.pickle(JitFunction, _reduce_jitted)
