@@ -1,0 +1,239 @@
+"""npcompile on Dask: jitted chunk functions on a 2-worker ``LocalCluster`` (worker
+processes, in-process scheduler) give what Dask with NumPy chunks gives, compile once per
+worker (edge chunks included), fall back to uncompiled code with one warning where the
+compiler fails, and survive a worker killed mid-computation.
+
+Most functions use the eager backend (the compile counters and pickling do not depend on
+the backend); two use Inductor, which compiles cold here (nothing relies on its disk cache)."""
+import os
+import pickle
+import warnings
+
+import dask
+import dask.array as da
+import numpy as np
+import pytest
+from distributed import Client, LocalCluster
+
+import npcompile
+import npcompile.dask as nd
+from tests.oracle import assert_same
+
+SHAPE, CHUNKS = (1000, 700), (300, 300)   # edge chunks of 100 rows / columns
+
+
+def physics(x, v):
+    """Energy of a particle in a quartic well: arithmetic only."""
+    return 0.5 * v * v + 0.25 * x * x * x * x - x * x
+
+
+def heat_step(u):
+    """One explicit heat-equation step on a 2-D grid (its border kept)."""
+    out = u.copy()
+    out[1:-1, 1:-1] = u[1:-1, 1:-1] + 0.1 * (u[:-2, 1:-1] + u[2:, 1:-1] + u[1:-1, :-2] + u[1:-1, 2:]
+                                             - 4.0 * u[1:-1, 1:-1])
+    return out
+
+
+def squares(x, axis=None, keepdims=False):
+    return (x * x).sum(axis=axis, keepdims=keepdims)
+
+
+def total(x, axis=None, keepdims=False):
+    return x.sum(axis=axis, keepdims=keepdims)
+
+
+def scaled(x, y):
+    return x * 3 - y
+
+
+def row_norm(x):
+    return np.sqrt((x * x).sum(axis=-1))
+
+
+def broken_backend(gm, example_inputs):
+    raise RuntimeError("this backend fails on purpose")
+
+
+def shifted(x):
+    return x + 1.5
+
+
+def cubed(x):
+    return x * x * x
+
+
+def die_once(x, marker, block_id=None):
+    """Kills its worker process the first time it runs block (1, 1) (a marker file says
+    whether that happened); otherwise returns ``x`` unchanged."""
+    if block_id == (1, 1) and not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(1)
+    return x
+
+
+_WARNINGS = []   # in each worker: npcompile's warnings, recorded by _record_warnings
+
+
+def _record_warnings():
+    def record(message, category, filename, lineno, file=None, line=None):
+        if "npcompile" in str(message):
+            _WARNINGS.append(str(message))
+
+    warnings.simplefilter("always")   # every warning issued is seen, repeats too
+    warnings.showwarning = record
+    _WARNINGS.clear()
+
+
+def _recorded_warnings():
+    return list(_WARNINGS)
+
+
+@pytest.fixture(scope="module")
+def client():
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                      worker_dashboard_address=None) as cluster, Client(cluster) as client:
+        client.wait_for_workers(2)
+        yield client
+
+
+def _inputs():
+    x = da.random.default_rng(0).random(SHAPE, chunks=CHUNKS)
+    v = da.random.default_rng(1).standard_normal(SHAPE, chunks=CHUNKS)
+    return x, v
+
+
+def _compiles(stats, name):
+    return {address: s["functions"].get(name, {}).get("compiles", 0) for address, s in stats.items()}
+
+
+def test_pickled_jitted_function_is_a_reference_not_compiled_code():
+    jitted = npcompile.jit(lambda a: a * 2 + 1, backend="eager")
+    import cloudpickle
+
+    before = cloudpickle.dumps(jitted)
+    jitted(np.arange(5.0))
+    assert jitted.compile_count == 1
+    after = cloudpickle.dumps(jitted)
+    assert len(after) == len(before)                        # the compiled entry did not travel
+    assert cloudpickle.loads(after) is jitted                # same process: the same function
+    module_level = npcompile.jit(physics, backend="eager", dynamic=True, device="cpu")
+    copy = pickle.loads(pickle.dumps(module_level))
+    assert copy is module_level and copy.device == "cpu" and copy.dynamic is True
+
+
+def test_map_blocks_inductor_matches_numpy_and_compiles_once_per_worker(client):
+    x, v = _inputs()
+    jitted = nd.map_blocks(physics, x, v)
+    expected = da.map_blocks(physics, x, v)
+    assert type(jitted._meta) is type(expected._meta) and jitted.dtype == expected.dtype
+    assert_same(expected.compute(scheduler="threads"), jitted.compute())
+    stats = nd.worker_stats(client)
+    calls = {a: s["chunks"].get("physics", {}).get("calls", 0) for a, s in stats.items()}
+    assert sum(calls.values()) == x.npartitions
+    for address, compiles in _compiles(stats, "physics").items():
+        assert compiles == (1 if calls[address] else 0), stats[address]
+        assert stats[address]["functions"].get("physics", {}).get("recompiles", 0) == 0
+
+
+def test_edge_chunks_do_not_recompile(client):
+    worker = sorted(client.scheduler_info()["workers"])[0]
+    x = da.random.default_rng(2).random(SHAPE, chunks=CHUNKS)
+    assert len(set(x.chunks[0])) == 2 and len(set(x.chunks[1])) == 2   # full and edge chunks
+    result = client.compute(nd.map_blocks(scaled, x, 2.0, jit=dict(backend="eager")), workers=[worker]).result()
+    assert_same(da.map_blocks(scaled, x, 2.0).compute(scheduler="threads"), result)
+    stats = nd.worker_stats(client)[worker]
+    assert stats["chunks"]["scaled"]["calls"] == x.npartitions
+    assert stats["functions"]["scaled"] == {"compiles": 1, "recompiles": 0, "breaks": 0}
+
+
+def test_map_overlap_stencil_inductor_matches_numpy(client):
+    u = da.random.default_rng(3).random(SHAPE, chunks=CHUNKS)
+    expected = da.map_overlap(heat_step, u, depth=1, boundary="reflect").compute(scheduler="threads")
+    result = nd.map_overlap(heat_step, u, depth=1, boundary="reflect").compute()
+    assert_same(expected, result)
+    stats = nd.worker_stats(client)
+    calls = {a: s["chunks"].get("heat_step", {}).get("calls", 0) for a, s in stats.items()}
+    assert sum(calls.values()) == u.npartitions
+    for address, compiles in _compiles(stats, "heat_step").items():
+        assert compiles == (1 if calls[address] else 0), stats[address]
+
+
+def test_reduction_with_jitted_chunk_and_aggregate(client):
+    x = da.random.default_rng(4).integers(-1000, 1000, SHAPE, chunks=CHUNKS)
+    for axis in (0, 1, None):
+        expected = da.reduction(x, squares, total, axis=axis, dtype=np.int64).compute(scheduler="threads")
+        result = nd.reduction(x, squares, total, axis=axis, jit=dict(backend="eager"))
+        assert result.dtype == np.int64
+        assert_same(expected, result.compute())
+
+
+def test_plain_jitted_functions_in_blockwise_and_apply_gufunc(client):
+    x, v = _inputs()
+    jitted = npcompile.jit(scaled, backend="eager")
+    expected = da.blockwise(scaled, "ij", x, "ij", v, "ij", dtype=x.dtype).compute(scheduler="threads")
+    assert_same(expected, da.blockwise(jitted, "ij", x, "ij", v, "ij", dtype=x.dtype).compute())
+    assert_same(expected, nd.blockwise(scaled, "ij", x, "ij", v, "ij", jit=dict(backend="eager")).compute())
+    norms = npcompile.jit(row_norm, backend="eager")
+    x1 = x.rechunk({1: -1})
+    expected = da.apply_gufunc(row_norm, "(i)->()", x1, output_dtypes=float).compute(scheduler="threads")
+    assert_same(expected, da.apply_gufunc(norms, "(i)->()", x1, output_dtypes=float).compute())
+
+
+def test_threaded_scheduler_needs_no_pickling():
+    x, v = _inputs()
+    expected = da.map_blocks(scaled, x, v).compute(scheduler="threads")
+    assert_same(expected, nd.map_blocks(scaled, x, v, jit=dict(backend="eager")).compute(scheduler="threads"))
+
+
+def test_meta_is_traced_without_compiling_on_the_client():
+    x, v = _inputs()
+    chunk = nd.ChunkFunction(cubed, dict(backend="eager"))
+    y = nd.map_blocks(chunk.jitted, x.astype(np.float32))
+    assert y.dtype == np.float32 and type(y._meta) is np.ndarray and y._meta.ndim == 2
+    assert chunk.jitted.compile_count == 0
+    assert_same(da.map_blocks(cubed, x.astype(np.float32)).compute(scheduler="threads"),
+                y.compute(scheduler="threads"))
+
+
+def test_each_task_computes_on_one_thread(client):
+    def budget():
+        import torch
+
+        from npcompile.runtime import threads
+        return torch.get_num_threads(), threads.thread_limit(), threads.threads_for(1 << 30)
+
+    assert set(client.run(budget).values()) == {(1, 1, 1)}
+
+
+def test_compile_failure_runs_uncompiled_with_one_warning_per_worker(client):
+    client.run(_record_warnings)
+    x, _ = _inputs()
+    result = nd.map_blocks(shifted, x, jit=dict(backend=broken_backend)).compute()
+    assert_same(da.map_blocks(shifted, x).compute(scheduler="threads"), result)
+    stats = nd.worker_stats(client)
+    recorded = client.run(_recorded_warnings)
+    for address, messages in recorded.items():
+        ran = stats[address]["chunks"].get("shifted", {}).get("calls", 0)
+        assert len(messages) == (1 if ran else 0), messages
+        assert all("this backend fails on purpose" in m for m in messages)
+    assert sum(map(len, recorded.values())) >= 1
+
+
+def test_cuda_request_on_a_worker_without_cuda_is_a_clear_error(client):
+    x, _ = _inputs()
+    with pytest.raises(RuntimeError, match="no cuda device"):
+        nd.map_blocks(shifted, x, dtype=x.dtype, jit=dict(backend="eager", device="cuda")).compute()
+
+
+def test_worker_killed_mid_computation_changes_nothing(client, tmp_path):
+    marker = str(tmp_path / "killed")
+    before = set(client.scheduler_info()["workers"])
+    x, v = _inputs()
+    with dask.config.set({"distributed.scheduler.allowed-failures": 3}):
+        staged = da.map_blocks(die_once, x, marker, dtype=x.dtype)
+        result = nd.map_blocks(physics, staged, v, jit=dict(backend="eager")).compute()
+    assert os.path.exists(marker)   # a worker did die at block (1, 1)
+    assert_same(da.map_blocks(physics, x, v).compute(scheduler="threads"), result)
+    client.wait_for_workers(2)
+    assert set(client.scheduler_info()["workers"]) != before   # the nanny started a new worker
