@@ -1,0 +1,209 @@
+"""A compiled native loop kernel: its guard, and a call that is NumPy's or nothing.
+
+The call is transactional. The arguments the kernel may write are copied first; the
+floating-point exception flags are cleared. If the kernel raises (a checked integer
+overflow, an index out of bounds, a division by zero) or leaves the invalid, divide-by-
+zero or overflow flag set (where NumPy would warn or Python raise), the copies are put
+back and the original function runs in NumPy, which then gives NumPy's own result,
+warnings and exception. Otherwise every operation ran in NumPy's dtypes with IEEE
+results and the kernel's result stands.
+"""
+import builtins
+import ctypes
+import ctypes.util
+import dataclasses
+import inspect
+import platform
+import time
+import warnings
+
+import numpy as np
+
+from npcompile.native.kinds import SUPPORTED, Array, NoneT, NotNative, Py, Scalar, Tup, of_value
+
+# x86-64 and aarch64 <fenv.h> values of FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW
+_FE_MASKS = {"x86_64": 0x01 | 0x04 | 0x08, "AMD64": 0x01 | 0x04 | 0x08, "aarch64": 0x01 | 0x02 | 0x04,
+             "arm64": 0x01 | 0x02 | 0x04}
+
+
+def _fenv():
+    mask = _FE_MASKS.get(platform.machine())
+    name = ctypes.util.find_library("m")
+    if mask is None or name is None:
+        return None
+    libm = ctypes.CDLL(name)
+    return libm.feclearexcept, libm.fetestexcept, mask
+
+
+FENV = _fenv()
+
+
+@dataclasses.dataclass(frozen=True)
+class Refusal:
+    """Not compiled natively, and why (the caller takes its ordinary path)."""
+    reason: str
+
+    def __bool__(self):
+        return False
+
+
+def layout(array):
+    return "C" if array.flags.c_contiguous else "F" if array.flags.f_contiguous else "A"
+
+
+def guard_key(value):
+    """What the compiled code assumed about one argument."""
+    if type(value) is np.ndarray:
+        flags = value.flags
+        return (np.ndarray, value.dtype, value.ndim, layout(value), flags.writeable, flags.aligned)
+    if type(value) is int:
+        return (int, -(2 ** 63) <= value < 2 ** 63)
+    return (type(value),)
+
+
+def argument_type(name, value):
+    """The analysis' type of an argument (an array is its own root)."""
+    if type(value) is np.ndarray:
+        if value.ndim == 0 or value.dtype not in SUPPORTED:
+            raise NotNative(f"argument {name}: a 0-d array or dtype {value.dtype}")
+        return Array(value.dtype, value.ndim, frozenset({name}), bool(value.flags.writeable), fresh=False,
+                     contiguous=bool(value.flags.c_contiguous))
+    if type(value) is int and not -(2 ** 63) <= value < 2 ** 63:
+        raise NotNative(f"argument {name}: an int beyond int64")
+    if type(value) not in (int, float, bool) and not (isinstance(value, np.generic) and value.dtype in SUPPORTED):
+        raise NotNative(f"argument {name}: a {type(value).__name__}")
+    return of_value(value)
+
+
+def boxer(t):
+    """Turns what numba returns into what NumPy would have returned."""
+    if isinstance(t, NoneT):
+        return lambda v: None
+    if isinstance(t, Array):
+        return lambda v: v
+    if isinstance(t, Scalar):
+        kind = t.single
+        if kind is None:
+            raise NotNative("returns a scalar that may be a Python or a NumPy scalar")
+        return kind.t if isinstance(kind, Py) else kind.dtype.type
+    if isinstance(t, Tup):
+        parts = [boxer(i) for i in t.items]
+        return lambda v: tuple(p(x) for p, x in zip(parts, v))
+    raise NotNative(f"returns a {type(t).__name__}")
+
+
+class NativeKernel:
+    """``guard(args, kwargs)``: may this kernel serve the call? ``kernel(*args, **kwargs)``:
+    the function's result, computed natively when that is provably NumPy's."""
+
+    def __init__(self, fn, signature, keys, written, compiled, box, globals_used, source, compile_seconds):
+        self.fn = fn
+        self.signature = signature
+        self.nparams = len(signature.parameters)
+        self.keys = keys
+        self.written = written               # positions of arguments the kernel may write
+        self.arrays = [i for i, k in enumerate(keys) if k[0] is np.ndarray]
+        self.compiled = compiled
+        self.box = box
+        self.globals_used = globals_used
+        self.source = source
+        self.compile_seconds = compile_seconds
+        self.bailouts = 0                    # calls that NumPy finished instead
+
+    def _values(self, args, kwargs):
+        if not kwargs and len(args) == self.nparams:
+            return args
+        bound = self.signature.bind(*args, **kwargs)
+        bound.apply_defaults()
+        return tuple(bound.arguments.values())
+
+    def guard(self, args, kwargs=None):
+        try:
+            values = self._values(args, kwargs or {})
+        except TypeError:
+            return False
+        if len(values) != len(self.keys) or any(guard_key(v) != k for v, k in zip(values, self.keys)):
+            return False
+        g = self.fn.__globals__
+        for name, value in self.globals_used.items():
+            if (g[name] if name in g else getattr(builtins, name, None)) is not value:
+                return False
+        for i in self.written:      # the kernel assumes what it writes overlaps no other argument
+            for j in self.arrays:
+                if j != i and np.may_share_memory(values[i], values[j]):
+                    return False
+        return True
+
+    def __call__(self, *args, **kwargs):
+        values = self._values(args, kwargs)
+        saved = [(values[i], values[i].copy()) for i in self.written]
+        clear, test, mask = FENV
+        clear(mask)
+        try:
+            result = self.compiled(*values)
+        except Exception:  # noqa: BLE001 - any failure: NumPy decides what happens
+            return self._numpy(saved, args, kwargs)
+        if test(mask):
+            return self._numpy(saved, args, kwargs)
+        return self.box(result)
+
+    def _numpy(self, saved, args, kwargs):
+        self.bailouts += 1
+        for array, copy in saved:
+            np.copyto(array, copy)
+        return self.fn(*args, **kwargs)
+
+
+def try_compile(fn, args, kwargs=None):
+    """A NativeKernel for ``fn`` specialized to these arguments' types, or a Refusal."""
+    try:
+        import numba
+    except ImportError:
+        return Refusal("numba is not installed (pip install npcompile[loops])")
+    if FENV is None:
+        return Refusal("no floating-point status access on this platform")
+    from npcompile.native import support
+    from npcompile.native.lower import PREFIX, Lowering
+    try:
+        signature = inspect.signature(fn)
+        bound = signature.bind(*args, **(kwargs or {}))
+        bound.apply_defaults()
+        values = dict(bound.arguments)
+        types = {name: argument_type(name, v) for name, v in values.items()}
+        lowering = Lowering(fn, types)
+        source = lowering.source()
+        box = boxer(lowering.return_type)
+    except NotNative as exc:
+        return Refusal(str(exc))
+    except (TypeError, ValueError, SyntaxError) as exc:
+        return Refusal(f"{type(exc).__name__}: {exc}")
+    namespace = {"np": np, f"{PREFIX}Bail": support.Bail}
+    namespace.update({f"{PREFIX}{name}": helper for name, helper in support.HELPERS.items()})
+    exec(compile(source, f"<npcompile.native {fn.__qualname__}>", "exec"), namespace)
+    names = list(values)
+    signature_types = tuple(_numba_type(numba, values[n]) for n in names)
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", numba.NumbaPerformanceWarning)
+            compiled = numba.njit(signature_types, boundscheck=True, error_model="python", cache=False,
+                                  nogil=True)(namespace[f"{PREFIX}kernel"])
+    except Exception as exc:  # noqa: BLE001 - numba refused the generated code
+        first = str(exc).strip().splitlines()
+        return Refusal(f"numba refused the generated code: {type(exc).__name__}: {first[0] if first else ''}")
+    seconds = time.perf_counter() - start
+    keys = [guard_key(values[n]) for n in names]
+    written = [i for i, n in enumerate(names) if n in lowering.written_roots]
+    return NativeKernel(fn, signature, keys, written, compiled, box, lowering.globals_used, source, seconds)
+
+
+def _numba_type(numba, value):
+    if type(value) is bool:
+        return numba.types.boolean
+    if type(value) is int:
+        return numba.types.int64
+    if type(value) is float:
+        return numba.types.float64
+    return numba.typeof(value)
+
+

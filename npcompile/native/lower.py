@@ -1,0 +1,846 @@
+"""Check a function against the native-loop whitelist, type it by NumPy's rules and
+write explicitly typed Python source for numba.
+
+Only constructs whose NumPy meaning the generated code reproduces are accepted: range
+loops, while, if/else, element and basic-slice indexing, scalar and array arithmetic,
+comparisons, a few exactly rounded functions (sqrt, abs, floor, ceil), Python's
+min/max, np.max/np.min, ``@``/np.dot/np.outer on float arrays, np.linalg.norm of a
+vector, allocation (zeros/empty/ones and their ``_like`` forms, ``copy``) and
+``np.minimum``/``np.maximum`` into ``out``. Anything else raises NotNative with the
+reason. Every scalar operation is emitted in the dtype NumPy computes it in (operands
+cast first, the result cast back), integer arithmetic is checked (support.py), and
+array operands that may overlap the array being written are copied first, as NumPy's
+own overlap detection would.
+"""
+import ast
+import builtins
+import dataclasses
+import inspect
+import math
+import operator
+import textwrap
+
+import numpy as np
+
+from npcompile.native.kinds import (
+    BINARY,
+    COMPARE,
+    SUPPORTED,
+    SYMBOL,
+    Array,
+    NoneT,
+    NotNative,
+    Py,
+    Sc,
+    Scalar,
+    Tup,
+    join,
+    numpy_result,
+    scalar,
+)
+
+PY_INT, PY_FLOAT, PY_BOOL = scalar(Py(int)), scalar(Py(float)), scalar(Py(bool))
+INT64_RANGE = (-(2 ** 63), 2 ** 63 - 1)
+BUILTIN_NAMES = {"range", "min", "max", "abs", "len", "float"}
+ELEMENTWISE = {"sqrt", "abs", "absolute", "fabs", "floor", "ceil"}   # exactly rounded in NumPy and LLVM
+ALLOCATORS = {"zeros": "zeros", "empty": "empty", "ones": "ones"}
+LIKE = {"zeros_like": "zeros", "empty_like": "empty", "ones_like": "ones"}
+PREFIX = "_nc_"
+
+
+def _have_cblas():
+    try:
+        from npcompile.native.support import CBLAS
+    except ImportError:
+        return False
+    return CBLAS is not None
+
+
+HAVE_CBLAS = _have_cblas()
+
+
+class Module:
+    def __init__(self, name):
+        self.name = name
+
+
+class Builtin:
+    def __init__(self, name):
+        self.name = name
+
+
+class DType:
+    def __init__(self, dtype):
+        self.dtype = np.dtype(dtype)
+
+
+def np_type(dtype):
+    return f"np.{np.dtype(dtype).name}"
+
+
+def cast_scalar(code, t, dtype):
+    """``code`` (scalar of type ``t``) converted as NumPy converts it to ``dtype`` in an
+    operation: Python ints must fit a narrower integer dtype (NumPy raises otherwise)."""
+    dtype = np.dtype(dtype)
+    if t.dtype == dtype:
+        return code
+    if dtype.kind == "i" and dtype.itemsize < 8 and t.dtype.kind == "i" and t.dtype.itemsize > dtype.itemsize:
+        return f"{PREFIX}to_{dtype.name}({code})"
+    return f"{np_type(dtype)}({code})"
+
+
+class Lowering:
+    """One function, one set of argument types: ``source()`` gives the generated code."""
+
+    def __init__(self, fn, arg_types):
+        if not inspect.isfunction(fn):
+            raise NotNative("not a plain Python function")
+        if fn.__code__.co_freevars:
+            raise NotNative("a closure (free variables)")
+        try:
+            text = textwrap.dedent(inspect.getsource(fn))
+        except (OSError, TypeError):
+            raise NotNative("no source text") from None
+        tree = ast.parse(text)
+        if len(tree.body) != 1 or not isinstance(tree.body[0], ast.FunctionDef):
+            raise NotNative("source is not a single def")
+        self.node = tree.body[0]
+        if self.node.decorator_list and fn.__code__.co_firstlineno is None:
+            raise NotNative("decorated")
+        args = self.node.args
+        if args.vararg or args.kwarg or args.kwonlyargs or args.posonlyargs:
+            raise NotNative("*args, **kwargs or keyword-only parameters")
+        self.params = [a.arg for a in args.args]
+        self.fn = fn
+        self.arg_types = dict(arg_types)
+        self.globals_used = {}      # name -> value the generated code assumed
+        self.env = dict(self.arg_types)
+        self.written_roots = set()
+        self.return_type = None
+        self.returns_value = False
+        self.lines = []
+        self.temp = 0
+
+    # ---- driver ---------------------------------------------------------------------
+    def source(self):
+        for _ in range(12):
+            before = dict(self.env)
+            self._pass()
+            if self.env == before:
+                break
+        else:
+            raise NotNative("types of the loop variables do not settle")
+        self._pass()     # emit with the settled types
+        return "\n".join(self.lines) + "\n"
+
+    def _pass(self):
+        self.lines, self.temp, self.written_roots = [], 0, set()
+        self.return_type, self.returns_value = None, False
+        name = f"{PREFIX}kernel"
+        self.lines.append(f"def {name}({', '.join(self.params)}):")
+        body = self.node.body
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            body = body[1:]
+        if self.returns_value or any(isinstance(n, ast.Return) and n.value is not None for n in ast.walk(self.node)):
+            if not body or not isinstance(body[-1], ast.Return):
+                raise NotNative("returns a value on some paths but may fall off the end")
+        self.block(body, 1)
+        if self.return_type is None:
+            self.return_type = NoneT()
+
+    def emit(self, depth, text):
+        self.lines.append("    " * depth + text)
+
+    def fresh_name(self):
+        self.temp += 1
+        return f"{PREFIX}t{self.temp}"
+
+    # ---- statements -------------------------------------------------------------------
+    def block(self, stmts, depth):
+        if not stmts:
+            self.emit(depth, "pass")
+        for s in stmts:
+            self.stmt(s, depth)
+
+    def stmt(self, s, depth):
+        method = getattr(self, f"stmt_{type(s).__name__}", None)
+        if method is None:
+            raise NotNative(f"statement {type(s).__name__} (line {s.lineno})")
+        method(s, depth)
+
+    def stmt_Pass(self, s, depth):
+        self.emit(depth, "pass")
+
+    def stmt_Break(self, s, depth):
+        self.emit(depth, "break")
+
+    def stmt_Continue(self, s, depth):
+        self.emit(depth, "continue")
+
+    def stmt_Expr(self, s, depth):
+        if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
+            return
+        if not (isinstance(s.value, ast.Call) and self._is_out_call(s.value)):
+            raise NotNative(f"an expression statement (line {s.lineno})")
+        code, _ = self.expr(s.value)
+        self.emit(depth, code)
+
+    def stmt_Return(self, s, depth):
+        if s.value is None:
+            code, t = "None", NoneT()
+        else:
+            code, t = self.expr(s.value)
+            self.returns_value = True
+        self.return_type = join(self.return_type, t)
+        self.emit(depth, f"return {code}")
+
+    def stmt_If(self, s, depth):
+        code, t = self.expr(s.test)
+        self.require_scalar(t, "an if condition")
+        self.emit(depth, f"if {code}:")
+        self.block(s.body, depth + 1)
+        if s.orelse:
+            self.emit(depth, "else:")
+            self.block(s.orelse, depth + 1)
+
+    def stmt_While(self, s, depth):
+        if s.orelse:
+            raise NotNative("while/else")
+        code, t = self.expr(s.test)
+        self.require_scalar(t, "a while condition")
+        self.emit(depth, f"while {code}:")
+        self.block(s.body, depth + 1)
+
+    def stmt_For(self, s, depth):
+        if s.orelse or not isinstance(s.target, ast.Name):
+            raise NotNative("for/else or a for target that is not a name")
+        it = s.iter
+        if isinstance(it, ast.Call) and isinstance(self.resolve(it.func), Builtin) and it.func.id == "range":
+            if it.keywords or not 1 <= len(it.args) <= 3:
+                raise NotNative("range() with keywords or a wrong argument count")
+            parts = []
+            for a in it.args:
+                code, t = self.expr(a)
+                self.require_int(t, "a range bound")
+                parts.append(cast_scalar(code, t, np.int64) if t.dtype != np.int64 else code)
+            if len(it.args) == 3 and not self._nonzero_constant(it.args[2]):
+                raise NotNative("range() with a step that is not a nonzero constant")
+            self.assign_name(s.target.id, PY_INT)
+            self.emit(depth, f"for {s.target.id} in range({', '.join(parts)}):")
+        else:
+            code, t = self.expr(it)
+            if not (isinstance(t, Array) and t.ndim == 1):
+                raise NotNative("a for loop over something other than range() or a 1-D array")
+            self.assign_name(s.target.id, scalar(Sc(t.dtype)))
+            self.emit(depth, f"for {s.target.id} in {code}:")
+        self.block(s.body, depth + 1)
+
+    def _nonzero_constant(self, node):
+        value = self.constant_int(node)
+        return value is not None and value != 0
+
+    def constant_int(self, node):
+        if isinstance(node, ast.Constant) and type(node.value) is int:
+            return node.value
+        if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant) \
+                and type(node.operand.value) is int:
+            return -node.operand.value
+        return None
+
+    def stmt_Assign(self, s, depth):
+        if len(s.targets) != 1:
+            raise NotNative("chained assignment a = b = c")
+        target = s.targets[0]
+        if isinstance(target, ast.Name):
+            code, t = self.expr(s.value)
+            self.emit(depth, f"{target.id} = {self.store_name(target.id, code, t)}")
+        elif isinstance(target, ast.Subscript):
+            code, t = self.expr(s.value)
+            self.emit(depth, self.setitem(target, code, t, s.value))
+        elif isinstance(target, ast.Tuple) and all(isinstance(e, ast.Name) for e in target.elts):
+            code, t = self.expr(s.value)
+            if not isinstance(t, Tup) or len(t.items) != len(target.elts):
+                raise NotNative("tuple unpacking of something other than a tuple of the same length")
+            if isinstance(s.value, ast.Tuple):
+                codes = [self.store_name(e.id, c, it) for e, c, it in
+                         zip(target.elts, [self.expr(v)[0] for v in s.value.elts], t.items)]
+                self.emit(depth, f"{', '.join(e.id for e in target.elts)} = {', '.join(codes)}")
+            else:
+                for e, it in zip(target.elts, t.items):
+                    self.assign_name(e.id, it)
+                self.emit(depth, f"{', '.join(e.id for e in target.elts)} = {code}")
+        else:
+            raise NotNative(f"assignment to {type(target).__name__}")
+
+    def stmt_AugAssign(self, s, depth):
+        op = type(s.op).__name__
+        if op not in BINARY or op == "MatMult":
+            raise NotNative(f"augmented assignment {op}")
+        target = s.target
+        if isinstance(target, ast.Name):
+            current = self.env_type(target.id)
+            if isinstance(current, Array):
+                self.emit(depth, self.inplace(target.id, current, op, s.value))
+                return
+            rhs_code, rhs_t = self.expr(s.value)
+            code, t = self.binop(op, (target.id, current), (rhs_code, rhs_t))
+            self.emit(depth, f"{target.id} = {self.store_name(target.id, code, t)}")
+        elif isinstance(target, ast.Subscript):
+            view_code, view_t = self.subscript(target)
+            if isinstance(view_t, Array):
+                self.mark_written(view_t)
+                name = self.fresh_name()
+                self.emit(depth, f"{name} = {view_code}")
+                self.emit(depth, self.inplace(name, view_t, op, s.value))
+            else:
+                rhs_code, rhs_t = self.expr(s.value)
+                code, t = self.binop(op, (view_code, view_t), (rhs_code, rhs_t))
+                self.emit(depth, self.setitem(target, code, t, None))
+        else:
+            raise NotNative("augmented assignment to this target")
+
+    def inplace(self, name, target_t, op, value_node):
+        """``name OP= value`` on an array: NumPy's in-place ufunc (same_kind casting, the
+        operand copied first if it may overlap the target)."""
+        code, t = self.expr(value_node)
+        result = numpy_result(lambda a, b: BINARY[op](a, b), target_t, t)
+        if not isinstance(result, Array) or result.dtype != target_t.dtype:
+            raise NotNative("an in-place operation NumPy computes in another dtype than the target's")
+        if op in ("FloorDiv", "Mod", "Pow") and result.dtype.kind != "f":
+            raise NotNative(f"in-place integer {op}")
+        numpy_result(lambda a, b: BINARY[f"{op}"](a.copy(), b), target_t, t)
+        self.mark_written(target_t)
+        operand = self.as_operand(code, t, result.dtype)
+        if isinstance(t, Array) and not t.fresh:
+            operand = f"{operand}.copy()"
+        return f"{name} {SYMBOL[op]}= {operand}"
+
+    # ---- names and stores ---------------------------------------------------------------
+    def env_type(self, name):
+        if name not in self.env:
+            raise NotNative(f"{name!r} is read before it is assigned")
+        return self.env[name]
+
+    def assign_name(self, name, t):
+        if name.startswith(PREFIX):
+            raise NotNative(f"a variable named {name}")
+        if isinstance(t, Array):
+            t = t.as_view()
+        if isinstance(t, (Module, Builtin, DType)) or t is None:
+            raise NotNative(f"{name!r} bound to a module, function or dtype")
+        self.env[name] = join(self.env.get(name), t)
+
+    def store_name(self, name, code, t):
+        self.assign_name(name, t)
+        stored = self.env[name]
+        if isinstance(stored, Scalar):
+            return f"{np_type(stored.dtype)}({code})" if stored.dtype.kind != "b" else f"bool({code})"
+        return code
+
+    def mark_written(self, t):
+        if not t.writable:
+            raise NotNative("writes into a read-only array (NumPy raises ValueError)")
+        self.written_roots |= t.roots
+
+    def setitem(self, target, value_code, value_t, value_node):
+        """``target[...] = value`` with NumPy's casts for stores."""
+        view_code, view_t = self.subscript(target)
+        base_t = self.expr(target.value)[1]
+        self.mark_written(base_t)
+        dtype = base_t.dtype
+        if isinstance(value_t, Scalar):
+            if dtype.kind == "b" and value_t.dtype.kind != "b":
+                raise NotNative("a non-bool value stored into a bool array")
+            if dtype.kind in "iu" and value_t.dtype.kind == "f":
+                raise NotNative("a float stored into an integer array")
+            code = value_code
+            if value_t.dtype != dtype:
+                if dtype.kind == "i" and dtype.itemsize < value_t.dtype.itemsize:
+                    code = f"{PREFIX}to_{dtype.name}({value_code})"
+                else:
+                    code = f"{np_type(dtype)}({value_code})"
+            return f"{view_code} = {code}"
+        if isinstance(value_t, Array):
+            if not isinstance(view_t, Array):
+                raise NotNative("an array stored into one element")
+            if dtype.kind in "iub" and value_t.dtype.kind == "f" or dtype.kind == "b" and value_t.dtype.kind != "b":
+                raise NotNative("a float array stored into an integer array")
+            code = value_code if value_t.dtype == dtype else f"{value_code}.astype({np_type(dtype)})"
+            if not value_t.fresh and value_t.dtype == dtype:
+                code = f"{code}.copy()"     # the source may overlap the target
+            return f"{view_code} = {code}"
+        raise NotNative(f"storing a {type(value_t).__name__}")
+
+    # ---- expressions --------------------------------------------------------------------
+    def expr(self, node):
+        method = getattr(self, f"expr_{type(node).__name__}", None)
+        if method is None:
+            raise NotNative(f"expression {type(node).__name__} (line {getattr(node, 'lineno', '?')})")
+        return method(node)
+
+    def require_scalar(self, t, what):
+        if not isinstance(t, Scalar):
+            raise NotNative(f"{what} that is not a scalar")
+
+    def require_int(self, t, what):
+        if not (isinstance(t, Scalar) and t.is_int()):
+            raise NotNative(f"{what} that is not an integer")
+
+    def resolve(self, node):
+        """A global or builtin name's meaning (module, builtin, constant), or None for locals."""
+        if not isinstance(node, ast.Name) or node.id in self.env or node.id in self.params:
+            return None
+        name = node.id
+        g = self.fn.__globals__
+        if name in g:
+            value = g[name]
+        elif name in BUILTIN_NAMES:
+            value = getattr(builtins, name)
+        else:
+            raise NotNative(f"the name {name!r} (not a local, module or constant)")
+        self.globals_used[name] = value
+        if value is np:
+            return Module("np")
+        if value is math:
+            return Module("math")
+        if name in BUILTIN_NAMES and value is getattr(builtins, name):
+            return Builtin(name)
+        if type(value) in (int, float, bool):
+            return value
+        raise NotNative(f"the global {name!r} ({type(value).__name__})")
+
+    def expr_Name(self, node):
+        if node.id in self.env:
+            return node.id, self.env[node.id]
+        meaning = self.resolve(node)
+        if isinstance(meaning, (Module, Builtin)):
+            return None, meaning
+        return self.constant(meaning)
+
+    def constant(self, value):
+        if type(value) is bool:
+            return repr(value), PY_BOOL
+        if type(value) is int:
+            if not INT64_RANGE[0] <= value <= INT64_RANGE[1]:
+                raise NotNative("an integer constant beyond int64")
+            return (f"np.int64({value})" if value < 0 else repr(value)), PY_INT
+        if type(value) is float:
+            if not math.isfinite(value):
+                raise NotNative("a non-finite float constant")
+            return repr(value), PY_FLOAT
+        if value is None:
+            return "None", NoneT()
+        raise NotNative(f"the constant {value!r}")
+
+    def expr_Constant(self, node):
+        return self.constant(node.value)
+
+    def expr_Tuple(self, node):
+        parts = [self.expr(e) for e in node.elts]
+        for _, t in parts:
+            if isinstance(t, (Module, Builtin, DType, NoneT)):
+                raise NotNative("a tuple holding a module, function, dtype or None")
+        return f"({', '.join(c for c, _ in parts)}{',' if len(parts) == 1 else ''})", Tup(tuple(t for _, t in parts))
+
+    def expr_Attribute(self, node):
+        base = node.value
+        if isinstance(base, ast.Name) and isinstance(self.resolve(base), Module):
+            module = self.resolve(base).name
+            if module in ("np", "math") and node.attr in ("pi", "e"):
+                return self.constant(float(getattr(math, node.attr)))
+            if module == "np" and isinstance(getattr(np, node.attr, None), type) \
+                    and issubclass(getattr(np, node.attr), np.generic):
+                return None, DType(getattr(np, node.attr))
+            raise NotNative(f"{module}.{node.attr} as a value")
+        code, t = self.expr(base)
+        if isinstance(t, Array):
+            if node.attr == "shape":
+                return f"{code}.shape", Tup((PY_INT,) * t.ndim)
+            if node.attr in ("size", "ndim"):
+                return f"{code}.{node.attr}", PY_INT
+            if node.attr == "dtype":
+                return None, DType(t.dtype)
+            if node.attr == "T" and t.ndim == 2:
+                return f"{code}.T", dataclasses.replace(t.as_view(), contiguous=False)
+        raise NotNative(f"the attribute .{node.attr}")
+
+    def expr_Subscript(self, node):
+        return self.subscript(node)
+
+    def subscript(self, node):
+        code, t = self.expr(node.value)
+        if isinstance(t, Tup):
+            index = self.constant_int(node.slice)
+            if index is None or not -len(t.items) <= index < len(t.items):
+                raise NotNative("a tuple indexed by other than an in-range constant")
+            return f"{code}[{index}]", t.items[index]
+        if not isinstance(t, Array):
+            raise NotNative("indexing something other than an array")
+        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if len(parts) > t.ndim:
+            raise NotNative("more indices than dimensions (NumPy raises IndexError)")
+        codes, ints = [], 0
+        for p in parts:
+            if isinstance(p, ast.Slice):
+                bounds = []
+                for i, b in enumerate((p.lower, p.upper, p.step)):
+                    if b is None:
+                        bounds.append("")
+                        continue
+                    if i == 2 and not self._nonzero_constant(b):
+                        raise NotNative("a slice step that is not a nonzero constant")
+                    bc, bt = self.expr(b)
+                    self.require_int(bt, "a slice bound")
+                    bounds.append(bc)
+                codes.append(":".join(bounds[:2]) + (f":{bounds[2]}" if bounds[2] else ""))
+            else:
+                ic, it = self.expr(p)
+                self.require_int(it, "an index")
+                codes.append(ic)
+                ints += 1
+        text = f"{code}[{', '.join(codes)}]"
+        if ints == t.ndim:
+            return text, scalar(Sc(t.dtype))
+        return text, Array(t.dtype, t.ndim - ints, t.roots, t.writable, contiguous=False)
+
+    def expr_UnaryOp(self, node):
+        op = type(node.op).__name__
+        if op == "USub" and isinstance(node.operand, ast.Constant) and type(node.operand.value) in (int, float):
+            return self.constant(-node.operand.value)
+        code, t = self.expr(node.operand)
+        if op == "Not":
+            self.require_scalar(t, "'not' of")
+            return f"(not {code})", PY_BOOL
+        if op not in ("USub", "UAdd"):
+            raise NotNative(f"unary {op}")
+        fn = operator.neg if op == "USub" else operator.pos
+        result = numpy_result(fn, t)
+        if isinstance(result, Array):
+            if result.dtype.kind == "b":
+                raise NotNative("negating a bool array")
+            return (f"(-{code})" if op == "USub" else code), result
+        dtype = result.dtype
+        if dtype.kind == "f":
+            operand = cast_scalar(code, t, dtype)
+            return f"{np_type(dtype)}({'-' if op == 'USub' else '+'}{operand})", result
+        if dtype.kind == "i":
+            wide = f"np.int64({code})"
+            if op == "UAdd":
+                return f"{np_type(dtype)}({wide})", result
+            if dtype.itemsize == 8:
+                return f"{PREFIX}neg64({wide})", result
+            return f"{PREFIX}to_{dtype.name}(-{wide})", result
+        raise NotNative(f"unary {op} on {dtype}")
+
+    def expr_BinOp(self, node):
+        op = type(node.op).__name__
+        if op not in BINARY:
+            raise NotNative(f"the operator {op}")
+        return self.binop(op, self.expr(node.left), self.expr(node.right))
+
+    def as_operand(self, code, t, dtype):
+        """``code`` converted to ``dtype`` as an operand of a NumPy operation."""
+        if isinstance(t, Array):
+            return code if t.dtype == dtype else f"{code}.astype({np_type(dtype)})"
+        return cast_scalar(code, t, dtype)
+
+    def binop(self, op, left, right):
+        (lc, lt), (rc, rt) = left, right
+        for t in (lt, rt):
+            if not isinstance(t, (Scalar, Array)):
+                raise NotNative(f"the operator {SYMBOL[op]} on a {type(t).__name__}")
+        result = numpy_result(BINARY[op], lt, rt)
+        dtype = result.dtype
+        if op == "MatMult":
+            if not (isinstance(lt, Array) and isinstance(rt, Array)) or dtype.kind != "f" \
+                    or lt.ndim not in (1, 2) or rt.ndim not in (1, 2):
+                raise NotNative("@ other than on 1-D or 2-D float arrays")
+            if lt.ndim == rt.ndim == 1:
+                if not HAVE_CBLAS:
+                    raise NotNative("NumPy's BLAS (for a dot product as NumPy rounds it) was not found")
+                helper = "ddot" if dtype == np.float64 else "sdot"
+                return f"{PREFIX}{helper}({self.as_operand(lc, lt, dtype)}, {self.as_operand(rc, rt, dtype)})", result
+            return f"np.dot({self.as_operand(lc, lt, dtype)}, {self.as_operand(rc, rt, dtype)})", result
+        if isinstance(result, Array):
+            if op in ("FloorDiv", "Mod", "Pow") and dtype.kind != "f" or dtype.kind == "b" and \
+                    op not in ("BitAnd", "BitOr", "BitXor"):
+                raise NotNative(f"array {op} in {dtype}")
+            return f"({self.as_operand(lc, lt, dtype)} {SYMBOL[op]} {self.as_operand(rc, rt, dtype)})", result
+        both_python = lt.is_python() and rt.is_python()
+        if dtype.kind == "f":
+            if op == "Pow" and not (lt.dtype.kind == "f" or rt.dtype.kind == "f"):
+                raise NotNative("an integer power")
+            a, b = self.as_operand(lc, lt, dtype), self.as_operand(rc, rt, dtype)
+            if both_python and op == "Div" and lt.is_int() and rt.is_int():
+                a, b = f"{PREFIX}i2f({lc})", f"{PREFIX}i2f({rc})"     # Python divides ints exactly
+            return f"{np_type(dtype)}({a} {SYMBOL[op]} {b})", result
+        if dtype.kind == "i":
+            a, b = (f"np.int64({cast_scalar(c, t, dtype)})" for c, t in ((lc, lt), (rc, rt)))
+            checked = {"Add": "add64", "Sub": "sub64", "Mult": "mul64", "FloorDiv": "floordiv64", "Mod": "mod64"}
+            if op in checked:
+                wide = f"{PREFIX}{checked[op]}({a}, {b})"
+            elif op in ("BitAnd", "BitOr", "BitXor"):
+                wide = f"({a} {SYMBOL[op]} {b})"
+            else:
+                raise NotNative(f"integer {op}")
+            if dtype.itemsize == 8:
+                return wide, result
+            return f"{PREFIX}to_{dtype.name}({wide})", result
+        if dtype.kind == "b" and op in ("BitAnd", "BitOr", "BitXor"):
+            return f"({lc} {SYMBOL[op]} {rc})", result
+        raise NotNative(f"{op} in {dtype}")
+
+    def expr_Compare(self, node):
+        if len(node.ops) != 1:
+            raise NotNative("a chained comparison")
+        op = type(node.ops[0]).__name__
+        if op not in COMPARE:
+            raise NotNative(f"the comparison {op}")
+        (lc, lt), (rc, rt) = self.expr(node.left), self.expr(node.comparators[0])
+        for t in (lt, rt):
+            if not isinstance(t, (Scalar, Array)):
+                raise NotNative("a comparison of non-numbers")
+        result = numpy_result(COMPARE[op], lt, rt)
+        if all(t.dtype.kind in "biu" for t in (lt, rt)):
+            dtype = np.dtype(np.int64)     # exact, as NumPy and Python compare integers
+            if isinstance(result, Array):
+                dtype = numpy_result(operator.add, lt, rt).dtype if lt.dtype != rt.dtype else lt.dtype
+        elif isinstance(lt, Scalar) and isinstance(rt, Scalar) and lt.is_python() and rt.is_python():
+            conv = [f"{PREFIX}i2f({c})" if t.dtype.kind != "f" else c for c, t in ((lc, lt), (rc, rt))]
+            return f"({conv[0]} {SYMBOL[op]} {conv[1]})", result
+        else:
+            dtype = numpy_result(operator.add, lt, rt).dtype   # floats: the promoted type (NEP 50)
+        return f"({self.as_operand(lc, lt, dtype)} {SYMBOL[op]} {self.as_operand(rc, rt, dtype)})", result
+
+    def expr_BoolOp(self, node):
+        parts = [self.expr(v) for v in node.values]
+        kinds = set()
+        for _, t in parts:
+            if not (isinstance(t, Scalar) and t.dtype.kind == "b"):
+                raise NotNative("and/or on values that are not bools")
+            kinds |= t.kinds
+        word = " and " if isinstance(node.op, ast.And) else " or "
+        return f"({word.join(c for c, _ in parts)})", scalar(*kinds)
+
+    def expr_IfExp(self, node):
+        tc, tt = self.expr(node.test)
+        self.require_scalar(tt, "a conditional expression's test")
+        (ac, at), (bc, bt) = self.expr(node.body), self.expr(node.orelse)
+        if not (isinstance(at, Scalar) and isinstance(bt, Scalar)):
+            raise NotNative("a conditional expression choosing arrays")
+        return f"({ac} if {tc} else {bc})", join(at, bt)
+
+    # ---- calls --------------------------------------------------------------------------
+    def _callee(self, func):
+        """('builtin'|'np'|'math'|'method', name, receiver) for a call's function."""
+        if isinstance(func, ast.Name):
+            meaning = self.resolve(func)
+            if isinstance(meaning, Builtin):
+                return "builtin", meaning.name, None
+            raise NotNative(f"a call of {func.id!r} (only range, min, max, abs, len, float, np.*, math.*)")
+        if isinstance(func, ast.Attribute):
+            base = func.value
+            if isinstance(base, ast.Name) and isinstance(self.resolve(base), Module):
+                return self.resolve(base).name, func.attr, None
+            if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) \
+                    and isinstance(self.resolve(base.value), Module) and base.attr == "linalg":
+                return "np", f"linalg.{func.attr}", None
+            return "method", func.attr, base
+        raise NotNative("a call of a computed function")
+
+    def _is_out_call(self, node):
+        try:
+            kind, name, _ = self._callee(node.func)
+        except NotNative:
+            return False
+        return kind == "np" and name in ("minimum", "maximum") and any(k.arg == "out" for k in node.keywords)
+
+    def dtype_arg(self, keywords, default):
+        dtype = np.dtype(default)
+        for k in keywords:
+            if k.arg != "dtype":
+                raise NotNative(f"the keyword {k.arg}=")
+            _, t = self.expr(k.value)
+            if not isinstance(t, DType):
+                raise NotNative("a dtype= that is not a NumPy type or an array's .dtype")
+            dtype = t.dtype
+        if dtype not in SUPPORTED:
+            raise NotNative(f"dtype {dtype}")
+        return dtype
+
+    def expr_Call(self, node):
+        kind, name, receiver = self._callee(node.func)
+        if any(isinstance(a, ast.Starred) for a in node.args):
+            raise NotNative("*args in a call")
+        if kind == "method":
+            return self.method(name, receiver, node)
+        if kind == "builtin":
+            return self.builtin(name, node)
+        if kind == "math":
+            if name in ("sqrt", "fabs", "floor", "ceil") and len(node.args) == 1 and not node.keywords:
+                code, t = self.expr(node.args[0])
+                self.require_scalar(t, f"math.{name} of")
+                if t.dtype.kind != "f" and name in ("floor", "ceil"):
+                    raise NotNative(f"math.{name} of an integer")
+                result = PY_INT if name in ("floor", "ceil") else PY_FLOAT
+                fn = {"sqrt": "np.sqrt", "fabs": "abs", "floor": "np.floor", "ceil": "np.ceil"}[name]
+                text = f"{fn}(np.float64({code}))"
+                return (f"np.int64({text})" if result is PY_INT else text), result
+            raise NotNative(f"math.{name}")
+        return self.numpy_call(name, node)
+
+    def builtin(self, name, node):
+        if node.keywords:
+            raise NotNative(f"{name}() with keywords")
+        parts = [self.expr(a) for a in node.args]
+        if name in ("min", "max") and len(parts) >= 2:
+            for _, t in parts:
+                self.require_scalar(t, f"{name}() of")
+            t = parts[0][1]
+            code = parts[0][0]
+            for c, it in parts[1:]:
+                t = join(t, it)
+                code = f"{PREFIX}py{name}({code}, {c})"
+            return code, t
+        if name == "abs" and len(parts) == 1:
+            code, t = parts[0]
+            if isinstance(t, Array):
+                return self.ufunc("absolute", parts)
+            result = numpy_result(abs, t)
+            if result.dtype.kind == "f":
+                return f"abs({code})", result
+            if result.dtype.kind == "i":
+                if result.dtype.itemsize == 8:
+                    return f"{PREFIX}abs64(np.int64({code}))", result
+                return f"{PREFIX}to_{result.dtype.name}(abs(np.int64({code})))", result
+            raise NotNative(f"abs() in {result.dtype}")
+        if name == "len" and len(parts) == 1 and isinstance(parts[0][1], Array) and parts[0][1].ndim >= 1:
+            return f"{parts[0][0]}.shape[0]", PY_INT
+        if name == "float" and len(parts) == 1 and isinstance(parts[0][1], Scalar) \
+                and parts[0][1].dtype.kind in "fib":
+            code, t = parts[0]
+            if t.dtype.kind != "f" and t.is_python():
+                return f"{PREFIX}i2f({code})", PY_FLOAT      # Python's exact int -> float
+            return f"np.float64({code})", PY_FLOAT
+        raise NotNative(f"{name}() with these arguments")
+
+    def ufunc(self, name, parts):
+        if len(parts) != 1:
+            raise NotNative(f"np.{name} with {len(parts)} arguments")
+        code, t = parts[0]
+        if not isinstance(t, (Scalar, Array)):
+            raise NotNative(f"np.{name} of a {type(t).__name__}")
+        fn = getattr(np, name)
+        result = numpy_result(fn, t)
+        dtype = result.dtype
+        if dtype.kind != "f" and name in ("sqrt", "floor", "ceil", "fabs"):
+            raise NotNative(f"np.{name} in {dtype}")
+        if dtype.kind == "i" and isinstance(result, Scalar):
+            wide = f"{PREFIX}abs64(np.int64({code}))"
+            return (wide if dtype.itemsize == 8 else f"{PREFIX}to_{dtype.name}({wide})"), result
+        if dtype.kind not in "fi":
+            raise NotNative(f"np.{name} in {dtype}")
+        operand = self.as_operand(code, t, dtype)
+        emitted = {"absolute": "np.abs", "abs": "np.abs", "fabs": "np.abs"}.get(name, f"np.{name}")
+        if isinstance(result, Scalar):
+            return f"{np_type(dtype)}({emitted}({operand}))", result
+        return f"{emitted}({operand})", result
+
+    def numpy_call(self, name, node):
+        if name in ELEMENTWISE and not node.keywords:
+            return self.ufunc(name, [self.expr(a) for a in node.args])
+        if name in ALLOCATORS:
+            if len(node.args) != 1:
+                raise NotNative(f"np.{name} with other than one shape argument")
+            code, t = self.expr(node.args[0])
+            if isinstance(t, Scalar):
+                self.require_int(t, "a shape")
+                shape, ndim = f"({code},)", 1
+            elif isinstance(t, Tup) and all(isinstance(i, Scalar) and i.is_int() for i in t.items):
+                shape, ndim = code, len(t.items)
+            else:
+                raise NotNative(f"np.{name} of a shape that is not ints")
+            dtype = self.dtype_arg(node.keywords, np.float64)
+            return f"np.{ALLOCATORS[name]}({shape}, {np_type(dtype)})", Array(dtype, ndim, fresh=True)
+        if name in LIKE:
+            if len(node.args) != 1:
+                raise NotNative(f"np.{name} with extra arguments")
+            code, t = self.expr(node.args[0])
+            if not isinstance(t, Array):
+                raise NotNative(f"np.{name} of a non-array")
+            dtype = self.dtype_arg(node.keywords, t.dtype)
+            self.require_c_order(node.args[0], t)
+            return f"np.{LIKE[name]}({code}.shape, {np_type(dtype)})", Array(dtype, t.ndim, fresh=True)
+        if name in ("max", "min", "amax", "amin") and len(node.args) == 1 and not node.keywords:
+            return self.reduction(name.lstrip("a"), *self.expr(node.args[0]))
+        if name == "dot" and len(node.args) == 2 and not node.keywords:
+            return self.binop("MatMult", self.expr(node.args[0]), self.expr(node.args[1]))
+        if name == "outer" and len(node.args) == 2 and not node.keywords:
+            (ac, at), (bc, bt) = (self.expr(a) for a in node.args)
+            if not (isinstance(at, Array) and isinstance(bt, Array) and at.ndim == bt.ndim == 1):
+                raise NotNative("np.outer other than of two vectors")
+            result = numpy_result(np.outer, at, bt)
+            if result.dtype.kind != "f":
+                raise NotNative("np.outer of non-float vectors")
+            dt = result.dtype
+            return f"np.outer({self.as_operand(ac, at, dt)}, {self.as_operand(bc, bt, dt)})", result
+        if name == "linalg.norm" and len(node.args) == 1 and not node.keywords:
+            code, t = self.expr(node.args[0])
+            if not (isinstance(t, Array) and t.ndim == 1 and t.dtype.kind == "f"):
+                raise NotNative("np.linalg.norm other than of a float vector")
+            # NumPy: x = x.ravel(order='K') (contiguous), then sqrt(x.dot(x)) for real vectors
+            if not HAVE_CBLAS:
+                raise NotNative("NumPy's BLAS (for a dot product as NumPy rounds it) was not found")
+            helper = "ddot" if t.dtype == np.float64 else "sdot"
+            x = f"np.ascontiguousarray({code})"
+            return f"{np_type(t.dtype)}(np.sqrt({PREFIX}{helper}({x}, {x})))", scalar(Sc(t.dtype))
+        if name in ("minimum", "maximum"):
+            return self.out_ufunc(name, node)
+        raise NotNative(f"np.{name} with these arguments")
+
+    def require_c_order(self, node, t):
+        if t.ndim >= 2 and not t.contiguous:
+            raise NotNative("a *_like of an array that may not be C-contiguous (NumPy keeps its layout)")
+
+    def reduction(self, which, code, t):
+        if not isinstance(t, Array) or t.dtype.kind not in "fi":
+            raise NotNative(f"np.{which} of a non-array or in {getattr(t, 'dtype', '?')}")
+        return f"{PREFIX}a{which}({code})", scalar(Sc(t.dtype))
+
+    def out_ufunc(self, name, node):
+        if len(node.args) != 2:
+            raise NotNative(f"np.{name} with other than two operands")
+        out = [k for k in node.keywords if k.arg == "out"]
+        if len(node.keywords) != len(out):
+            raise NotNative(f"np.{name} with keywords other than out=")
+        (ac, at), (bc, bt) = (self.expr(a) for a in node.args)
+        result = numpy_result(getattr(np, name), at, bt)
+        if result.dtype.kind not in "i":
+            raise NotNative(f"np.{name} outside integers (NaN rules are not proven here)")
+        a, b = self.as_operand(ac, at, result.dtype), self.as_operand(bc, bt, result.dtype)
+        if not out:
+            if not isinstance(result, Array):
+                return f"{PREFIX}py{name[:3]}({a}, {b})", result
+            return f"np.{name}({a}, {b})", result
+        oc, ot = self.expr(out[0].value)
+        if not isinstance(ot, Array) or ot.dtype != result.dtype or not isinstance(result, Array) \
+                or ot.ndim != result.ndim:
+            raise NotNative(f"np.{name} into an out= of another dtype or rank")
+        self.mark_written(ot)
+        operands = []
+        for node_, code, t in ((node.args[0], a, at), (node.args[1], b, bt)):
+            same = isinstance(node_, ast.Name) and ast.dump(node_) == ast.dump(out[0].value)
+            operands.append(code if same or (isinstance(t, Array) and t.fresh) or isinstance(t, Scalar)
+                            else f"{code}.copy()")
+        return f"np.{name}({operands[0]}, {operands[1]}, {oc})", ot
+
+    def method(self, name, receiver, node):
+        code, t = self.expr(receiver)
+        if not isinstance(t, Array):
+            raise NotNative(f"the method .{name} on a non-array")
+        if name == "copy" and not node.args and not node.keywords:
+            return f"{code}.copy()", Array(t.dtype, t.ndim, fresh=True)
+        if name in ("max", "min") and not node.args and not node.keywords:
+            return self.reduction(name, code, t)
+        raise NotNative(f"the method .{name}")

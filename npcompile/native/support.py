@@ -1,0 +1,204 @@
+"""Run-time helpers the generated loop code calls (numba-compiled, inlined by LLVM).
+
+Each helper does one thing NumPy or Python does differently from a machine instruction:
+checked integer arithmetic (Python ints never wrap; NumPy scalar ints warn on overflow),
+range checks where NumPy raises OverflowError, Python's ``max``/``min`` order of
+comparison, and NaN-propagating array reductions. Where the machine result would differ,
+a helper raises ``Bail``: the caller then restores the inputs and runs the function in
+NumPy itself, which produces NumPy's result, warning or exception exactly.
+"""
+import ctypes
+import glob
+import os
+
+import numba
+import numpy as np
+
+
+class Bail(Exception):
+    """The native kernel met a case it does not reproduce; NumPy must run instead."""
+
+
+_I64_MIN = np.int64(-(2 ** 63))
+_F_EXACT = 2 ** 53
+
+_jit = numba.njit(cache=False)
+
+
+@_jit
+def add64(a, b):
+    r = a + b
+    if ((a ^ r) & (b ^ r)) < 0:
+        raise Bail()
+    return r
+
+
+@_jit
+def sub64(a, b):
+    r = a - b
+    if ((a ^ b) & (a ^ r)) < 0:
+        raise Bail()
+    return r
+
+
+@_jit
+def mul64(a, b):
+    if a == 0 or b == 0:
+        return np.int64(0)
+    if (a == -1 and b == _I64_MIN) or (b == -1 and a == _I64_MIN):
+        raise Bail()
+    r = a * b
+    if r // b != a:
+        raise Bail()
+    return r
+
+
+@_jit
+def floordiv64(a, b):
+    if b == 0 or (b == -1 and a == _I64_MIN):
+        raise Bail()
+    return a // b
+
+
+@_jit
+def mod64(a, b):
+    if b == 0 or (b == -1 and a == _I64_MIN):
+        raise Bail()
+    return a % b
+
+
+@_jit
+def neg64(a):
+    if a == _I64_MIN:
+        raise Bail()
+    return -a
+
+
+@_jit
+def abs64(a):
+    if a == _I64_MIN:
+        raise Bail()
+    return -a if a < 0 else a
+
+
+def _range_check(lo, hi, cast):
+    @_jit
+    def check(v):
+        if v < lo or v > hi:
+            raise Bail()
+        return cast(v)
+    return check
+
+
+to_int8 = _range_check(-(2 ** 7), 2 ** 7 - 1, np.int8)
+to_int16 = _range_check(-(2 ** 15), 2 ** 15 - 1, np.int16)
+to_int32 = _range_check(-(2 ** 31), 2 ** 31 - 1, np.int32)
+
+
+@_jit
+def i2f(v):
+    """A Python int as a float where Python would compare it exactly."""
+    if v > _F_EXACT or v < -_F_EXACT:
+        raise Bail()
+    return np.float64(v)
+
+
+@_jit
+def pymax(current, item):
+    """One step of Python's max(): the later item wins only if it compares greater."""
+    return item if item > current else current
+
+
+@_jit
+def pymin(current, item):
+    return item if item < current else current
+
+
+@_jit
+def amax(a):
+    """np.max(a): NaN if any element is NaN; NumPy raises on an empty array (so we bail)."""
+    if a.size == 0:
+        raise Bail()
+    first = True
+    best = a.flat[0]
+    for v in a.flat:
+        if v != v:
+            return v
+        if first or v > best:
+            best = v
+            first = False
+    return best
+
+
+@_jit
+def amin(a):
+    if a.size == 0:
+        raise Bail()
+    first = True
+    best = a.flat[0]
+    for v in a.flat:
+        if v != v:
+            return v
+        if first or v < best:
+            best = v
+            first = False
+    return best
+
+
+def _numpy_cblas():
+    """NumPy's own cblas_ddot and cblas_sdot (the library NumPy's dot calls), or None."""
+    folder = os.path.join(os.path.dirname(os.path.dirname(np.__file__)), "numpy.libs")
+    for path in sorted(glob.glob(os.path.join(folder, "lib*openblas*"))):
+        lib = ctypes.CDLL(path)
+        for prefix, suffix, int_type in (("scipy_cblas_", "64_", ctypes.c_int64), ("cblas_", "64_", ctypes.c_int64),
+                                         ("scipy_cblas_", "", ctypes.c_int), ("cblas_", "", ctypes.c_int)):
+            try:
+                ddot, sdot = getattr(lib, f"{prefix}ddot{suffix}"), getattr(lib, f"{prefix}sdot{suffix}")
+            except AttributeError:
+                continue
+            if int_type is not ctypes.c_int64:
+                return None     # 32-bit BLAS ints: chunking as NumPy does is not reproduced here
+            ddot.restype, sdot.restype = ctypes.c_double, ctypes.c_float
+            ddot.argtypes = sdot.argtypes = [int_type, ctypes.c_int64, int_type, ctypes.c_int64, int_type]
+            return ddot, sdot
+    return None
+
+
+CBLAS = _numpy_cblas()
+
+
+if CBLAS is not None:
+    _cblas_ddot, _cblas_sdot = CBLAS
+
+    @_jit
+    def ddot(a, b):
+        """NumPy's DOUBLE_dot: its BLAS when both strides are positive multiples of the
+        item size, else a sequential sum; ``0.0 +`` as NumPy adds the BLAS result to 0."""
+        n = a.shape[0]
+        if b.shape[0] != n:
+            raise Bail()
+        sa, sb = a.strides[0], b.strides[0]
+        if sa > 0 and sb > 0 and sa % 8 == 0 and sb % 8 == 0:
+            return 0.0 + _cblas_ddot(n, a.ctypes.data, sa // 8, b.ctypes.data, sb // 8)
+        total = 0.0
+        for i in range(n):
+            total += a[i] * b[i]
+        return total
+
+    @_jit
+    def sdot(a, b):
+        """NumPy's FLOAT_dot (BLAS sum kept in a double, then rounded; else a float sum)."""
+        n = a.shape[0]
+        if b.shape[0] != n:
+            raise Bail()
+        sa, sb = a.strides[0], b.strides[0]
+        if sa > 0 and sb > 0 and sa % 4 == 0 and sb % 4 == 0:
+            return np.float32(0.0 + np.float64(_cblas_sdot(n, a.ctypes.data, sa // 4, b.ctypes.data, sb // 4)))
+        total = np.float32(0.0)
+        for i in range(n):
+            total += a[i] * b[i]
+        return total
+
+
+HELPERS = {name: obj for name, obj in globals().items()
+           if isinstance(obj, numba.core.registry.CPUDispatcher)}

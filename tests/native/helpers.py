@@ -1,0 +1,44 @@
+"""Differential checks of native loop kernels against NumPy running the same function."""
+import warnings
+
+import numpy as np
+
+from npcompile.native import try_compile
+from tests.oracle import assert_same
+
+
+def outcome(fn, args):
+    """(result, exception, sorted RuntimeWarning messages) of ``fn(*args)``."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result, exc = fn(*args), None
+        except Exception as e:  # noqa: BLE001 - compared with NumPy's
+            result, exc = None, e
+    messages = sorted({str(w.message) for w in caught if w.category is RuntimeWarning})
+    return result, exc, messages
+
+
+def check_against_numpy(fn, make_args, rtol=None):
+    """Compile ``fn`` for the arguments ``make_args()`` builds (fresh each call) and
+    compare one native call with NumPy: result (type, dtype, values), exception class,
+    RuntimeWarnings, and every argument afterwards. Returns the kernel or the Refusal."""
+    kernel = try_compile(fn, make_args())
+    if not kernel:
+        assert kernel.reason
+        return kernel
+    np_args, native_args = make_args(), make_args()
+    assert kernel.guard(native_args)
+    expected, np_exc, np_warnings = outcome(fn, np_args)
+    actual, native_exc, native_warnings = outcome(kernel, native_args)
+    if np_exc is not None:
+        assert type(native_exc) is type(np_exc), f"NumPy raised {np_exc!r}, native gave {native_exc!r} / {actual!r}"
+    else:
+        assert native_exc is None, f"native raised {native_exc!r}, NumPy returned {expected!r}"
+        assert_same(expected, actual, rtol=rtol)
+    assert native_warnings == np_warnings
+    for before, after in zip(np_args, native_args):
+        if isinstance(before, np.ndarray):
+            assert after.flags.writeable == before.flags.writeable
+            assert_same(before, after, rtol=rtol, path="argument after the call")
+    return kernel

@@ -1,0 +1,132 @@
+"""The index-loop workloads (benchmarks/loop_workloads.py) as native kernels: each one
+compiles, runs natively (no fallback to NumPy) on its own inputs and matches NumPy; then
+hypothesis varies dtypes, sizes (0 and 1 included), read-only flags, negative strides,
+Fortran order and strided views, and every outcome must still be NumPy's (or a refusal)."""
+import functools
+
+import numpy as np
+import pytest
+from hypothesis import example, given, note
+from hypothesis import strategies as st
+
+from benchmarks import loop_workloads as lw
+from tests.native.helpers import check_against_numpy
+
+pytest.importorskip("numba")
+
+# workloads the native path must accept as they are written
+NATIVE = ["cholesky", "lu", "lu_solve", "durbin", "trisolv", "gramschmidt", "syrk", "syr2k", "trmm",
+          "floyd_warshall", "nussinov", "seidel_2d", "jacobi_1d", "fdtd_2d", "vadv", "conv2d"]
+
+# sizes hypothesis may hand each workload's input builder (0 and 1 where the builder allows)
+SIZES = {
+    "cholesky": [0, 1, 2, 5], "lu": [0, 1, 2, 5], "lu_solve": [1, 2, 5], "durbin": [1, 2, 7],
+    "trisolv": [0, 1, 2, 7], "gramschmidt": [(1, 1), (3, 2), (5, 5), (6, 3)],
+    "syrk": [(1, 1), (4, 3)], "syr2k": [(1, 1), (4, 3)], "trmm": [(1, 1), (4, 3)],
+    "floyd_warshall": [0, 1, 2, 6], "nussinov": [0, 1, 2, 3, 9], "seidel_2d": [(1, 1), (3, 2), (6, 2)],
+    "jacobi_1d": [(1, 1), (3, 2), (9, 3)], "fdtd_2d": [(1, 1, 1), (3, 4, 2)], "conv2d": [(3, 3), (6, 2)],
+}
+
+
+def workload(name):
+    return lw.by_name([name])[0]
+
+
+def fresh(args):
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+
+
+@pytest.mark.parametrize("size", ["tiny", "small"])
+@pytest.mark.parametrize("name", NATIVE)
+def test_workload_runs_natively_and_matches_numpy(name, size):
+    w = workload(name)
+    if size == "small" and name in ("vadv", "conv2d", "fdtd_2d", "syrk", "syr2k", "trmm"):
+        pytest.skip("the tiny size covers these; their small sizes take seconds in NumPy")
+    args = w.inputs(size)
+    kernel = check_against_numpy(w.fn, lambda: fresh(args), rtol=w.rtol)
+    assert kernel, kernel
+    assert kernel.bailouts == 0, "the workload's own inputs must not need NumPy"
+
+
+def test_second_call_reuses_the_kernel_and_its_guard_rejects_other_types():
+    w = workload("cholesky")
+    args = w.inputs("tiny")
+    kernel = check_against_numpy(w.fn, lambda: fresh(args))
+    assert kernel.guard(fresh(args)) and kernel.guard(fresh(w.inputs("small")))
+    assert not kernel.guard((args[0].astype(np.float32),))
+    assert not kernel.guard((np.asfortranarray(args[0]),))
+    readonly = args[0].copy()
+    readonly.flags.writeable = False
+    assert not kernel.guard((readonly,))
+    assert not kernel.guard((args[0][:, :, None],))
+    assert not kernel.guard((args[0].tolist(),))
+
+
+# ---- hypothesis: layouts, flags, dtypes, sizes ------------------------------------------------
+def relayout(array, how, writeable):
+    """The same values as ``array`` in another memory layout (a view where it can be)."""
+    if how == "F":
+        out = np.asfortranarray(array)
+    elif how == "negative":
+        out = np.flip(np.flip(array).copy())
+    elif how == "strided":
+        big = np.zeros((2 * array.shape[0],) + array.shape[1:], array.dtype)
+        big[::2] = array
+        out = big[::2]
+    else:
+        out = array.copy()
+    if out.base is None and how != "C":
+        out = out.view()
+    out.flags.writeable = writeable
+    return out
+
+
+def retype(value, dtype):
+    if not isinstance(value, np.ndarray) or value.dtype.kind not in "fi":
+        return value
+    if dtype in ("float32", "float64"):
+        return value.astype(dtype) if value.dtype.kind == "f" else value
+    return value.astype(dtype) if value.dtype.kind == "i" else (value * 10).astype(dtype)
+
+
+@st.composite
+def variants(draw, name):
+    size = draw(st.sampled_from(SIZES[name]))
+    dtype = draw(st.sampled_from(["float64", "float32", "int32", "int64"]))
+    w = workload(name)
+    base = w.build(np.random.default_rng(w.seed), size)
+    arrays = [i for i, a in enumerate(base) if isinstance(a, np.ndarray)]
+    layouts = {i: draw(st.sampled_from(["C", "F", "negative", "strided"])) for i in arrays}
+    writeable = {i: draw(st.booleans()) if draw(st.integers(0, 3)) == 0 else True for i in arrays}
+    note(f"size={size} dtype={dtype} layouts={layouts} writeable={writeable}")
+
+    def make():
+        return tuple(relayout(retype(a, dtype), layouts[i], writeable[i]) if i in arrays else a
+                     for i, a in enumerate(base))
+    return make
+
+
+def hypothesis_case(name):
+    @given(data=st.data())
+    def case(data):
+        make = data.draw(variants(name))
+        check_against_numpy(workload(name).fn, make, rtol=1e-4)
+    return case
+
+
+@pytest.mark.parametrize("name", sorted(SIZES))
+def test_workload_variants_match_numpy_or_are_refused(name):
+    hypothesis_case(name)()
+
+
+@functools.cache
+def _compiled_for(name, dtype):
+    w = workload(name)
+    return check_against_numpy(w.fn, lambda: tuple(retype(a, dtype) for a in w.inputs("tiny")), rtol=1e-4)
+
+
+@given(st.sampled_from(["cholesky", "lu", "trisolv", "durbin", "seidel_2d", "gramschmidt"]))
+@example("cholesky")
+def test_float32_versions_compile_natively(name):
+    """float32 inputs keep float32 arithmetic (Python float constants are weak): native."""
+    assert _compiled_for(name, "float32")
