@@ -12,7 +12,7 @@ import torch
 
 from ..errors import BackendFailed, RerunUncompiled
 from ..trace.resident import DeviceArray
-from . import devices, failures, layouts, read_only
+from . import devices, failures, layouts, read_only, view_replay
 from .graph_effects import GraphEffects
 
 MISS = object()
@@ -46,7 +46,9 @@ class CompiledEntry:
                              written_numpy=[cap.inputs[i].source.expr for i in self.effects.written
                                             if i in numpy_inputs],
                              views={k: [cap.inputs[i].source.expr for i in bases if i in numpy_inputs]
-                                    for k, bases in self.effects.views.items()})
+                                    for k, bases in self.effects.views.items()},
+                             replays={k: (cap.inputs[i].source.expr, steps)
+                                      for k, (i, steps) in self.effects.replays.items() if i in numpy_inputs})
         self.proven = not self.effects.written
         self.fast = _fast_path(self, self.compiled)
         _forget_examples(cap)
@@ -174,14 +176,17 @@ def _fast_path(entry, compiled):
     if entry.write is not None:
         lines.append("entry.write(L, tensors)")
     views = {k: bases for k, bases in context["views"].items() if bases} if not cap.tensor_outputs else {}
-    lines += read_only.mark_views(cap.output_plan.body(), views)
+    replays = context["replays"] if not cap.tensor_outputs else {}
+    lines += view_replay.mark_replays(read_only.mark_views(cap.output_plan.body(), views),
+                                      {k: (base, f"_steps{k}") for k, (base, _) in replays.items()})
     source = "def fast(L):\n" + "".join(f"    {line}\n" for line in lines)
     globals_dict, closure, device = context["globals_dict"], context["closure"], context["device"]
     namespace = cap.guards.namespace(globals_dict, closure)
     namespace.update(cap.output_plan.namespace(globals_dict, closure, cap.tensor_outputs))
     namespace.update(MISS=MISS, compiled=compiled, boxed=boxed, entry=entry, _t=_to_tensor(device),
                      RerunUncompiled=RerunUncompiled, _view=read_only.view_converter(namespace["_array"]),
-                     _aligned=layouts.aligned_complex128)
+                     _aligned=layouts.aligned_complex128, _replay=view_replay.replay,
+                     **{f"_steps{k}": steps for k, (_, steps) in replays.items()})
     exec(compile(source, "<npcompile call>", "exec"), namespace)
     fast = namespace["fast"]
     fast.source = source

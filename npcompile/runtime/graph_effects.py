@@ -9,6 +9,8 @@ import operator
 import torch
 from torch.multiprocessing.reductions import StorageWeakRef
 
+from .view_replay import replay_steps
+
 
 def _storage(node):
     value = node.meta.get("val") if hasattr(node, "meta") else None
@@ -66,13 +68,15 @@ def _view_base(node):
 class GraphEffects:
     """``written``: indices of the graph's inputs whose memory some op writes (an input
     sharing memory with a written one counts as written). ``views``: output index ->
-    indices of the inputs that output is a view of."""
+    indices of the inputs that output is a view of. ``replays``: output index -> (input
+    index, steps) for outputs NumPy would return as reversed views (``view_replay``)."""
 
     def __init__(self, gm):
         placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
         storages = [_storage(p) for p in placeholders]
         self.written = sorted(self._written(gm, placeholders, storages))
         self.views = self._views(gm, placeholders, storages)
+        self.replays = self._replays(gm, placeholders)
 
     @staticmethod
     def _sharing(node, placeholders, storages):
@@ -111,3 +115,14 @@ class GraphEffects:
             base = _view_base(node)
             views[k] = [placeholders.index(base)] if base.op == "placeholder" else sorted(sharing)
         return views
+
+    @staticmethod
+    def _replays(gm, placeholders):
+        output = next(n for n in gm.graph.nodes if n.op == "output")
+        results = output.args[0] if isinstance(output.args[0], (list, tuple)) else [output.args[0]]
+        replays = {}
+        for k, node in enumerate(results):
+            found = replay_steps(node) if isinstance(node, torch.fx.Node) else None
+            if found is not None:
+                replays[k] = (placeholders.index(found[0]), found[1])
+        return replays

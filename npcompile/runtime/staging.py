@@ -84,7 +84,8 @@ def copy_would_show(cap, positions, L):
     effects = GraphEffects(cap.gm)
     if copies & set(effects.written):
         return "the graph writes into it"
-    if any(copies & set(bases) for bases in effects.views.values()):
+    if any(copies & set(bases) for bases in effects.views.values()) or \
+            any(i in copies for i, _ in effects.replays.values()):
         return "a result is a view of it"
     body = "\n".join(cap.output_plan.body())
     if any(expr in body for expr in exprs):
