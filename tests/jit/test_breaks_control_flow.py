@@ -557,7 +557,7 @@ def defines_a_class_and_deletes_a_cell(x):
         factor = 3
 
         def apply(self, v):
-            return v * scale * self.factor
+            return v * scale * self.factor  # noqa: F821 (a cell deleted below, on purpose)
 
     helper = Scaled()
     result = helper.apply(x)

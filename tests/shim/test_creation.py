@@ -8,8 +8,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import torch_numpy_shim as shim
-from tests.oracle import (SUPPORTED_DTYPES, arrays, assert_same, assert_traces_like_eager, check, dtypes,
-                          finite_arrays, shapes)
+from tests.oracle import (
+    SUPPORTED_DTYPES,
+    arrays,
+    assert_same,
+    assert_traces_like_eager,
+    check,
+    dtypes,
+    finite_arrays,
+    shapes,
+)
 
 DTYPE_NAMES = [d.name for d in SUPPORTED_DTYPES]
 

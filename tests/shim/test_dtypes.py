@@ -95,7 +95,7 @@ def test_scalar_constructor_rules():
 def test_python_data_with_a_dtype_converts_as_numpy(data, dtype):
     from tests.oracle import check
     check(lambda xp: xp.asarray(data, dtype=dtype))
-    from torch_numpy_shim import _coerce   # the internal entry point used by every function
+    from torch_numpy_shim import _coerce  # the internal entry point used by every function
     try:
         expected = numpy.asarray(data, dtype=dtype)
     except OverflowError:

@@ -10,7 +10,8 @@ import warnings
 
 import numpy
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import torch_numpy_shim as shim

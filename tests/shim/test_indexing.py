@@ -4,11 +4,11 @@ import warnings
 
 import numpy
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 import torch_numpy_shim as shim
-from tests.oracle import (SUPPORTED_DTYPES, arrays, assert_same, check, dtypes, finite_arrays,
-                          shapes)
+from tests.oracle import SUPPORTED_DTYPES, arrays, assert_same, check, dtypes, finite_arrays, shapes
 
 
 # ---- key generation -----------------------------------------------------------------

@@ -9,7 +9,8 @@ import warnings
 import numpy
 import pytest
 import torch
-from hypothesis import assume, given, strategies as st
+from hypothesis import assume, given
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 from torch.fx.experimental.proxy_tensor import make_fx
 

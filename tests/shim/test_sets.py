@@ -1,7 +1,8 @@
 """unique and the set functions against NumPy: values, NaN handling, indices, shapes."""
 import numpy
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 import torch_numpy_shim as shim
 from tests.oracle import arrays, assert_same, check, dtypes, shapes

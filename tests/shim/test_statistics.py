@@ -2,7 +2,8 @@
 
 import numpy
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 import torch_numpy_shim as shim
 from tests.oracle import arrays, check, dtypes, finite_arrays, shapes

@@ -2,7 +2,8 @@
 int8 is int64), identities, empty reductions, where=/initial=/keepdims=/out=."""
 import numpy
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import torch_numpy_shim as shim
 from tests.oracle import arrays, check, dtypes, finite_arrays

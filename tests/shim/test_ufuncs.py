@@ -2,7 +2,8 @@
 Python and NumPy scalar operands, special values, and the ndarray operators."""
 import numpy
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import torch_numpy_shim as shim
