@@ -1,0 +1,23 @@
+"""benchmarks.first_calls: its bookkeeping, and one real child process (NumPy only, so
+it needs no compiler)."""
+from benchmarks import first_calls
+
+
+def test_faster_from_is_the_first_call_after_which_every_call_beats_numpy():
+    numpy_times = [1.0, 1.0, 1.0]
+    assert first_calls.faster_from([9.0, 0.5, 2.0, 0.5, 0.4], numpy_times) == 4
+    assert first_calls.faster_from([0.5, 0.5], numpy_times) == 1
+    assert first_calls.faster_from([0.5, 2.0], numpy_times) is None
+
+
+def test_a_child_process_times_each_call(tmp_path):
+    run = first_calls.run_child("softmax", "numpy", 3, "tiny", str(tmp_path))
+    assert "error" not in run and len(run["times"]) == 3 and all(t > 0 for t in run["times"])
+
+
+def test_the_line_reports_totals_and_ratios():
+    line = first_calls._line("w", {"numpy": {"times": [1.0, 1.0]},
+                                   "npcompile (cold)": {"times": [3.0, 0.5]},
+                                   "torch.compile (cold)": {"error": "boom"}})
+    assert "npcompile (cold): 3.500 s = 1.75x NumPy, faster from call 2" in line
+    assert "torch.compile (cold): failed (boom)" in line
