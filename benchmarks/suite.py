@@ -418,6 +418,9 @@ def parse_args(argv):
                              "measure cache hits)")
     parser.add_argument("--out", default=None,
                         help="results folder (default: a new one under benchmarks/results/runs/)")
+    parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
+                        help="where npcompile computes (cuda: see benchmarks/device.py; exits with a "
+                             "message where there is no GPU)")
     parser.add_argument("--save", action="store_true",
                         help="also write benchmarks/results/latest.{json,txt} and speedups.png, "
                              "the figures the README cites")
@@ -451,6 +454,9 @@ def _conditions(options):
 
 def main(argv=None):
     options = parse_args(argv)
+    if options.device == "cuda":
+        from benchmarks.device import require_cuda
+        gpu = require_cuda()
     size = options.size or ("tiny" if options.quick else "default")
     timing = QUICK_TIMING if options.quick else FULL_TIMING
     names = [n.strip() for n in options.only.split(",") if n.strip()]
@@ -472,7 +478,10 @@ def main(argv=None):
         f"cpus={info['cpu_count']}, numpy {info['numpy']}, torch {info['torch']}, load average "
         f"{os.getloadavg()[0]:.1f}; conditions: {', '.join(info['conditions'])}")
 
-    compilers = default_compilers()
+    if options.device == "cuda":
+        from benchmarks.device import cuda_compilers, device_bandwidth_lines
+        say(f"device: {gpu} (npcompile and torch.compile on it, NumPy on the host; transfers included)")
+    compilers = default_compilers() if options.device == "cpu" else cuda_compilers()
     info["warm_up_s"] = warm_up(compilers)
     say("one-time start-up (first compile in the process, charged to no workload): "
         + ", ".join(f"{system} {seconds:.1f} s" for system, seconds in info["warm_up_s"].items()))
@@ -493,7 +502,8 @@ def main(argv=None):
     say(f"Condition of the table: {conditions[0].describe()}")
     say(format_table(records))
     say()
-    for line in summary_lines(records) + condition_lines(records, conditions) + bandwidth_lines(bandwidth):
+    gpu_lines = device_bandwidth_lines() if options.device == "cuda" else []
+    for line in summary_lines(records) + condition_lines(records, conditions) + bandwidth_lines(bandwidth) + gpu_lines:
         say(line)
     say(f"total {time.perf_counter() - suite_start:.0f} s, load average at the end {os.getloadavg()[0]:.1f}")
 
