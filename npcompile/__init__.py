@@ -11,7 +11,7 @@ explain, dynamic, backends); the pipeline's stages are the subpackages trace/, r
 and passes/.
 """
 from . import config
-from .api import jit, reset, run
+from .api import jit, reset, run, wait_for_compiles
 from .controls import (
                        allow_in_graph,
                        disable,
@@ -29,4 +29,4 @@ from .explain import explain
 __all__ = ["jit", "run", "reset", "config", "Unsupported", "BackendFailed", "graph_break",
            "error_on_graph_break", "disable", "allow_in_graph", "disallow_in_graph", "nonstrict_trace",
            "numpy_op", "explain", "set_logs", "compile_times", "CompileProfiler", "mark_dynamic",
-           "mark_static"]
+           "mark_static", "wait_for_compiles"]

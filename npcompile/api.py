@@ -9,17 +9,21 @@ import types
 import uuid
 import warnings
 
-from .runtime import memory
+from . import config
+from .runtime import background, memory
 from .runtime.jit_function import JitFunction
 
 
-def jit(fn=None, *, fullgraph=False, backend="inductor", dynamic=None, device=None, options=None):
+def jit(fn=None, *, fullgraph=False, backend="inductor", dynamic=None, device=None, options=None,
+        compile=None):
     """Compile a NumPy function: ``@jit``, ``@jit(fullgraph=True)`` or ``jit(fn, ...)``.
 
     The result behaves like ``fn`` and returns exactly what NumPy would; the NumPy work
-    runs as a compiled graph (TorchInductor by default)."""
+    runs as a compiled graph (TorchInductor by default). ``compile="background"`` runs a
+    call that finds nothing compiled as written while a worker compiles it (default:
+    ``config.compile``; see runtime/background.py)."""
     settings = dict(fullgraph=fullgraph, backend=backend, dynamic=dynamic, device=device,
-                    options=options)
+                    options=options, compile=config.compile if compile is None else compile)
     if fn is None:
         return functools.partial(jit, **settings)
     memory.keep_freed_memory()
@@ -42,6 +46,12 @@ def _is_lazy(fn):
     call time would run it eagerly (and never return from an infinite generator)."""
     return (inspect.isgeneratorfunction(fn) or inspect.iscoroutinefunction(fn)
             or inspect.isasyncgenfunction(fn))
+
+
+def wait_for_compiles(timeout=None):
+    """Block until the background compiles queued so far have finished (True), or until
+    ``timeout`` seconds have passed (False)."""
+    return background.WORKER.wait(timeout)
 
 
 def run(fn):
@@ -85,7 +95,7 @@ def _reduce_jitted(jitted):
     token = jitted.__dict__.setdefault("_npcompile_token", uuid.uuid4().hex)
     _BY_TOKEN.setdefault((token, jitted.run_only), jitted)
     settings = dict(fullgraph=jitted.fullgraph, backend=jitted.backend, dynamic=jitted.dynamic,
-                    device=jitted.device, options=jitted.options)
+                    device=jitted.device, options=jitted.options, compile=jitted.compile)
     return _rebuild, (token, jitted.fn, settings, jitted.run_only)
 
 

@@ -12,6 +12,10 @@ cache_size_limit = 8
 automatic_dynamic_shapes = True
 #: False: every NumPy call runs in real NumPy (nothing is traced).
 trace_numpy = True
+#: "blocking": a call that finds nothing compiled compiles, then runs the compiled code.
+#: "background": it runs as written (NumPy's speed) while one worker thread compiles;
+#: later calls use the compiled entry once it is ready (runtime/background.py).
+compile = "blocking"
 #: Debug mode: run jitted functions eagerly on the pure shim (no tracing, no compiling).
 eager_shim = False
 #: Largest number of graph nodes a Python loop may unroll into before it is captured

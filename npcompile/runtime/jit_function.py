@@ -33,7 +33,7 @@ from ..trace.interpreter import arg_count, bind_arguments, is_user_function
 from ..trace.jitted import Jitted
 from ..trace.outputs import Resume
 from ..trace.real import RealRunner
-from . import devices, failures, layouts, read_only, staging
+from . import background, devices, failures, layouts, read_only, staging
 from .entries import MISS, CompiledEntry, FallbackEntry
 from .entries import transfers as _transfers
 from .entries import writer as _writer
@@ -121,10 +121,13 @@ class JitFunction(Jitted):
     """What ``npcompile.jit(fn)`` returns: callable like ``fn``, compiled per guard set."""
 
     def __init__(self, fn, fullgraph=False, backend="inductor", dynamic=None, device=None,
-                 options=None):
+                 options=None, compile="blocking"):
+        if compile not in ("blocking", "background"):
+            raise ValueError(f"compile must be 'blocking' or 'background', not {compile!r}")
         self.fn = fn
         self.fullgraph = fullgraph
         self.backend = resolve(backend)
+        self.compile = compile       # "background": misses run as written while a worker compiles
         self.dynamic = dynamic
         self.device = device
         self.options = dict(options or {})
@@ -214,6 +217,10 @@ class JitFunction(Jitted):
             with _COMPILE_LOCK:   # another thread may have compiled it while we waited
                 entry = _first_fitting(entries, L) or self._new_entry(entries, L, resume_frames, device, staged)
             if entry is None or entry is _TRANSIENT:
+            if self.compile == "background" and resume_frames is None and not self.fullgraph \
+                    and not self.run_only:
+                self._compile_in_background(entries, L, device, staged)
+                return fallback()
                 return fallback()
         if self.events is not None:
             self.events.append(entry)
@@ -222,6 +229,18 @@ class JitFunction(Jitted):
     def _new_entry(self, entries, L, resume_frames, device, staged):
         """Compile an entry for ``L`` and add it to ``entries`` (None: run uncompiled,
         because of ``run_only`` or the cache size limit). ``staged``: positions of the
+    def _compile_in_background(self, entries, L, device, staged):
+        """Queue a compile of state ``L`` (a snapshot) on the background worker, unless
+        one for these entries is pending; the caller runs the segment as written."""
+        state = background.snapshot_state(L)
+
+        def job():
+            with _COMPILE_LOCK:
+                if _first_fitting(entries, state) is None:
+                    self._new_entry(entries, state, None, device, staged)
+
+        background.WORKER.submit((id(self), id(entries)), job)
+
         arguments that are copies (see ``staging``)."""
         reason = _failed_guard(entries, L, self.fn) if entries else None
         if self.run_only:

@@ -1,0 +1,99 @@
+"""Compiles in the background while the call runs as written, at NumPy's speed.
+
+A jitted function's calls are already correct NumPy programs; compiling only makes them
+faster. With ``jit(f, compile="background")`` a call that finds no entry for its state
+runs ``f`` as written (real NumPy, the same fallback a graph break uses) and hands that
+state to one worker thread per process, which traces and compiles it; the entry joins
+the function's cache when it is ready, so the switch happens between calls, never inside
+one. The worker compiles one state at a time, and a function with a compile queued or
+running queues no other (50 new shapes make one compile, then automatic dynamic shapes
+generalize the next): a miss meanwhile simply runs uncompiled. A compile that fails in
+the background leaves a fallback entry (one warning, the reason in ``explain``), as in
+blocking mode.
+
+The worker traces a snapshot of the state: containers (lists, dicts, sets, tuples) are
+copied so the caller may change them meanwhile; arrays are shared, which is safe because
+tracing reads only their type, dtype, shape, strides and flags. Segments that resume
+after a graph break carry live interpreter frames, so they compile as in blocking mode.
+``fullgraph=True`` always compiles in the caller (it must raise there).
+"""
+import queue
+import threading
+
+_CONTAINERS = (list, dict, set, tuple)
+
+
+def snapshot(value, depth=0):
+    """``value`` with the containers in it copied (arrays and other objects shared)."""
+    if depth > 20 or type(value) not in _CONTAINERS:
+        return value
+    if type(value) is dict:
+        return {k: snapshot(v, depth + 1) for k, v in value.items()}
+    return type(value)(snapshot(v, depth + 1) for v in value)
+
+
+def snapshot_state(L):
+    """A copy of a segment's state ``L`` (a tuple or list of argument values) for the
+    worker: the same type, since some states carry attributes, as staged arguments do."""
+    values = [snapshot(v) for v in L]
+    if type(L) is tuple:
+        return tuple(values)
+    copied = L.__class__(values)
+    if hasattr(L, "__dict__"):
+        copied.__dict__.update(L.__dict__)
+    return copied
+
+
+class Worker:
+    """One daemon thread that runs queued compile jobs one at a time. ``pending`` holds
+    the keys of jobs queued or running (a key is queued at most once)."""
+
+    def __init__(self):
+        self._jobs = queue.Queue()
+        self._lock = threading.Lock()
+        self._thread = None
+        self.pending = set()
+        self.done = 0
+
+    def submit(self, key, job):
+        """Queue ``job()`` under ``key`` unless a job of that key is pending; True if queued."""
+        with self._lock:
+            if key in self.pending:
+                return False
+            self.pending.add(key)
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(target=self._run, name="npcompile-background-compile",
+                                                daemon=True)
+                self._thread.start()
+        self._jobs.put((key, job))
+        return True
+
+    def _run(self):
+        while True:
+            key, job = self._jobs.get()
+            try:
+                job()
+            except BaseException as exc:   # noqa: BLE001 - a job's failure must not stop the worker
+                from .failures import warn
+                warn(f"a background compile failed unexpectedly ({type(exc).__name__}: {exc}); "
+                     "the calls it was for keep running uncompiled")
+            finally:
+                with self._lock:
+                    self.pending.discard(key)
+                    self.done += 1
+                self._jobs.task_done()
+
+    def wait(self, timeout=None):
+        """Block until every queued job has finished (tests, benchmarks, ``npcompile.wait``).
+        True when none is left."""
+        done = threading.Event()
+
+        def watch():
+            self._jobs.join()
+            done.set()
+
+        threading.Thread(target=watch, daemon=True).start()
+        return done.wait(timeout)
+
+
+WORKER = Worker()
