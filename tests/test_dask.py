@@ -200,7 +200,7 @@ def test_each_task_computes_on_one_thread(client):
     def budget():
         import torch
 
-        from npcompile.runtime import threads
+        from npcompile import threads
         return torch.get_num_threads(), threads.thread_limit(), threads.threads_for(1 << 30)
 
     assert set(client.run(budget).values()) == {(1, 1, 1)}
@@ -225,6 +225,26 @@ def test_cuda_request_on_a_worker_without_cuda_is_a_clear_error(client):
     with pytest.raises(RuntimeError, match="no cuda device"):
         nd.map_blocks(shifted, x, dtype=x.dtype, jit=dict(backend="eager", device="cuda")).compute()
 
+
+def test_warm_up_compiles_on_every_worker_before_the_chunks_run(client):
+    call = nd.chunk_function(cubed, backend="eager")
+    seconds = nd.warm_up(client, call, np.ones((4, 4)))
+    assert set(seconds) == set(client.scheduler_info()["workers"])
+    x, _ = _inputs()
+    assert_same(da.map_blocks(cubed, x).compute(scheduler="threads"), nd.map_blocks(call, x).compute())
+    for stats in nd.worker_stats(client).values():
+        assert stats["functions"]["cubed"]["compiles"] == 1
+        assert stats["chunks"]["cubed"]["compiling_calls"] == 1   # the warm-up's call
+
+
+
+def test_benchmark_runs_against_a_running_cluster(client, tmp_path, capsys):
+    from benchmarks import dask_scale
+
+    address = client.scheduler.address
+    assert dask_scale.main(["--scheduler", address, "--gb", "0.02", "--repeat", "1", "--backend", "eager",
+                            "--out", str(tmp_path), "--no-plot"]) == 0
+    assert "reduction" in (tmp_path / "dask_scale.txt").read_text()
 
 def test_worker_killed_mid_computation_changes_nothing(client, tmp_path):
     marker = str(tmp_path / "killed")
