@@ -5,6 +5,8 @@ import contextlib
 
 import torch
 
+from . import threads
+
 
 def eager(gm, example_inputs):
     """Run the captured graph op by op with torch."""
@@ -40,8 +42,20 @@ def aot_eager(gm, example_inputs):
     return functional
 
 
+#: Inductor's thread settings: kernels that read OpenMP's count when called, or none
+#: parallel at all (see ``inductor`` and npcompile/threads.py).
+DYNAMIC_THREADS = {"cpp.dynamic_threads": True}
+SINGLE_THREAD = {"cpp.threads": 1}
+
+
 def inductor(gm, example_inputs):
     """TorchInductor: C++/OpenMP kernels for CPU tensors, Triton for CUDA.
+
+    Kernels read OpenMP's thread count when called (``cpp.dynamic_threads``), so the
+    runtime's per-call choice holds; otherwise Inductor bakes ``num_threads(N)`` into
+    them whenever torch's count differs from ``os.cpu_count()``. A graph every call of
+    which gets one thread (fixed sizes, little work) is compiled without parallel
+    regions and marked ``single_threaded`` (see npcompile/threads.py).
 
     A graph that mutates no input and returns no aliases goes straight to Inductor's
     graph compiler and is called without AOT autograd's runtime wrappers (they cost
@@ -59,7 +73,9 @@ def inductor(gm, example_inputs):
 
     fake_mode = fake_mode_of(gm, example_inputs)
     passes = post_grad_passes()
-    with tracing(TracingContext(fake_mode)), passes:
+    single = threads.single_threaded(gm)
+    with tracing(TracingContext(fake_mode)), passes, \
+            torch._inductor.config.patch(SINGLE_THREAD if single else DYNAMIC_THREADS):
         if not _is_pure(gm):
             return _restarting(inductor_compile, gm, example_inputs)
         with fake_mode:
@@ -69,6 +85,7 @@ def inductor(gm, example_inputs):
             call = compile_fx_inner(decomposed, example_inputs).current_callable
     compiled = lambda *args: call(list(args))  # noqa: E731
     compiled.boxed = call   # takes a list (which it empties): the runtime's hot path calls this
+    compiled.single_threaded = single
     return compiled
 
 

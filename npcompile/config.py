@@ -29,7 +29,7 @@ inline_depth_limit = 64
 host_blas = "auto"
 
 #: Threads a compiled CPU call may use: "auto" (one for small work or a busy machine, else
-#: the cores available within the caller's limits; see runtime/threads.py) or a number.
+#: the cores available within the caller's limits; see npcompile/threads.py) or a number.
 threads = "auto"
 #: Bytes of data below which a call runs on one thread; None: measured once per process.
 parallel_threshold_bytes = None

@@ -10,6 +10,7 @@ the same type, dtype and shape that owns one element.
 import numpy
 import torch
 
+from .. import threads
 from ..errors import BackendFailed, RerunUncompiled
 from ..trace.resident import DeviceArray
 from . import devices, failures, layouts, read_only, view_replay
@@ -150,12 +151,22 @@ def _to_tensor(device):
     return torch.from_numpy if device.type == "cpu" else (lambda a: devices.host_to_device(a, device))
 
 
+def with_thread_policy(compiled, gm, device):
+    """``compiled`` (a graph ``gm`` compiled for ``device``) run under the thread count
+    npcompile/threads.py chooses per call, on the CPU; every compiled call goes through here."""
+    if device.type != "cpu" or getattr(compiled, "single_threaded", False):
+        return compiled
+    threads.parallel_threshold_bytes()   # measured once per process: charged to the compile, not a call
+    return threads.ThreadsFor(compiled, *threads.work_estimate(gm))
+
+
 def _fast_path(entry, compiled):
     """Generated ``fast(L)`` for the hot path: guards, the writeable check, inputs, the
     graph (through ``Probation`` until it has run once, if it writes into inputs) and
     the results (MISS when a guard fails)."""
     cap, context = entry.capture, entry._context
     inputs = context["inputs"]
+    compiled = with_thread_policy(compiled, cap.gm, context["device"])
     if not entry.proven:
         compiled = failures.Probation(compiled, entry.effects.written, entry.prove)
     boxed = getattr(compiled, "boxed", None)

@@ -1,29 +1,46 @@
-"""The thread count npcompile chooses per call (runtime/threads.py): asserted on the
-count chosen, never on time."""
+"""The thread count npcompile chooses per call (npcompile/threads.py): asserted on the
+count chosen, on the count a compiled graph runs under and on the parallel regions of
+the kernels Inductor generates, never on time."""
+import contextlib
+import ctypes
 import os
 import subprocess
 import sys
+import textwrap
 
+import numpy as np
 import pytest
 import torch
 
-from npcompile import config
-from npcompile.runtime import threads
+import npcompile
+from npcompile import backends, config, threads
 
 
 @pytest.fixture
 def policy(monkeypatch):
-    """A known machine: a 4 MiB threshold, 4 usable cores, an idle run queue."""
+    """A known machine: a 4 MiB threshold, 4 usable cores of 4, an idle run queue."""
     monkeypatch.setattr(config, "threads", "auto")
     monkeypatch.setattr(config, "parallel_threshold_bytes", 4 << 20)
     monkeypatch.setattr(threads, "available_cores", lambda: 4)
-    monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(read=lambda: 1))
-    threads.parallel_threshold_bytes.cache_clear()
+    monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(read=lambda: 1, cpus=4))
     before = torch.get_num_threads()
     torch.set_num_threads(4)
     yield
     torch.set_num_threads(before)
-    threads.parallel_threshold_bytes.cache_clear()
+
+
+def recording_backend(seen):
+    """A backend running the graph op by op that records torch's thread count inside each call."""
+    def backend(gm, example_inputs):
+        def call(*args):
+            seen.append(torch.get_num_threads())
+            return gm(*args)
+        return call
+    return backend
+
+
+def scaled(a):
+    return np.sqrt(a * 2.0 + 1.0)
 
 
 def test_small_work_runs_single_threaded(policy):
@@ -46,18 +63,28 @@ def test_callers_thread_limit_is_respected(policy):
 
 
 def test_a_busy_machine_gets_one_thread(policy, monkeypatch):
-    monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(read=lambda: 5))   # 4 others + us
-    assert threads.threads_for(64 << 20) == 1
-    monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(read=lambda: 3))
-    assert threads.threads_for(64 << 20) == 4
+    for runnable, expected in ((5, 1), (4, 1), (3, 2), (2, 3), (1, 4)):   # us + (runnable - 1) others
+        monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(read=lambda r=runnable: r, cpus=4))
+        assert threads.threads_for(64 << 20) == expected, runnable
+
+
+def test_our_own_threads_are_not_counted_as_contention():
+    monitor = threads.ContentionMonitor(ttl=0, read=lambda: 4, cpus=4)
+    assert monitor.free_cores() == 1          # three others besides the calling thread
+    monitor.ours = 4                          # our last call's four threads, still spinning
+    assert monitor.free_cores() == 4
 
 
 def test_contention_reading_is_cached_for_its_ttl():
     readings, now = iter([9, 1]), [0.0]
-    monitor = threads.ContentionMonitor(ttl=0.05, read=lambda: next(readings), clock=lambda: now[0])
+    monitor = threads.ContentionMonitor(ttl=0.05, read=lambda: next(readings), clock=lambda: now[0], cpus=2)
     assert monitor.busy(2) and monitor.busy(2)      # the second answer is the cached one
     now[0] = 0.06
     assert not monitor.busy(2)
+
+
+def test_an_unreadable_run_queue_counts_as_idle():
+    assert threads.ContentionMonitor(read=lambda: None, cpus=3).free_cores() == 3
 
 
 def test_fixed_setting_overrides(policy, monkeypatch):
@@ -68,8 +95,168 @@ def test_fixed_setting_overrides(policy, monkeypatch):
 def test_threads_for_wrapper_sets_and_restores_the_count(policy):
     seen = []
     call = threads.ThreadsFor(lambda *ts: seen.append(torch.get_num_threads()) or "done")
+    assert call.boxed is None
     assert call(torch.ones(8)) == "done" and call(torch.ones(4 << 20)) == "done"
     assert seen == [1, 4] and torch.get_num_threads() == 4
+
+
+def test_threads_for_wrapper_keeps_the_boxed_form(policy):
+    seen = []
+    inner = lambda *ts: None   # noqa: E731
+    inner.boxed = lambda args: seen.append((torch.get_num_threads(), len(args)))
+    call = threads.ThreadsFor(inner, work=64 << 20, scale=None)
+    call.boxed([torch.ones(1)])
+    assert seen == [(4, 1)] and torch.get_num_threads() == 4
+
+
+def test_work_estimate_of_static_and_dynamic_graphs():
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    def f(a, b):
+        return a * 2.0 + b
+
+    static = make_fx(f, tracing_mode="fake")(torch.ones(1000, dtype=torch.float64), torch.ones(1000))
+    assert threads.work_estimate(static) == (8000 + 4000 + 8000, None)      # float64 and float32 in, float64 out
+    dynamic = make_fx(f, tracing_mode="symbolic")(torch.ones(1000, dtype=torch.float64),
+                                                  torch.ones(1000, dtype=torch.float64))
+    work, scale = threads.work_estimate(dynamic)
+    assert work == 0 and scale == pytest.approx(1.5)    # inputs and output per byte of input
+    assert threads.work_estimate(torch.fx.symbolic_trace(f)) == (0, 1.0)   # no fake values: the call's tensors
+
+
+def test_a_small_graph_runs_single_threaded_and_a_large_one_on_every_core(policy):
+    seen = []
+    jitted = npcompile.jit(scaled, backend=recording_backend(seen))
+    small, large = np.ones(100), np.ones(1 << 20)           # 1.6 KB and 16 MiB of inputs and outputs
+    np.testing.assert_array_equal(jitted(small), scaled(small))
+    np.testing.assert_array_equal(jitted(large), scaled(large))
+    assert seen == [1, 4] and torch.get_num_threads() == 4
+
+
+def test_a_busy_machine_runs_a_large_graph_single_threaded(policy, monkeypatch):
+    monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(read=lambda: 5, cpus=4))
+    seen = []
+    jitted = npcompile.jit(scaled, backend=recording_backend(seen))
+    jitted(np.ones(1 << 20))
+    assert seen == [1]
+
+
+@contextlib.contextmanager
+def openmp_limit(n):
+    """What threadpoolctl's ``threadpool_limits(n, user_api="openmp")`` does: set the
+    OpenMP runtime's thread count for this thread (through threadpoolctl if installed)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        with open("/proc/self/maps") as maps:
+            path = next(line.split()[-1] for line in maps if "libgomp" in line or "libiomp" in line)
+        library = ctypes.CDLL(path)
+        before = torch.get_num_threads()
+        library.omp_set_num_threads(ctypes.c_int(n))
+        try:
+            yield
+        finally:
+            library.omp_set_num_threads(ctypes.c_int(before))
+    else:
+        with threadpool_limits(n, user_api="openmp"):
+            yield
+
+
+def test_threadpoolctl_limit_is_respected(policy):
+    seen = []
+    jitted = npcompile.jit(scaled, backend=recording_backend(seen))
+    with openmp_limit(1):
+        assert threads.threads_for(64 << 20) == 1
+        jitted(np.ones(1 << 20))
+    jitted(np.ones(1 << 20))
+    assert seen == [1, 4]
+
+
+CHILD = textwrap.dedent("""
+    import os, sys, numpy as np, torch, npcompile
+    from npcompile import config
+    from npcompile import threads
+    if "OMP_NUM_THREADS" not in os.environ:
+        torch.set_num_threads(3)           # torch's own default on a machine with 3+ cores
+    config.parallel_threshold_bytes = 0
+    threads.available_cores = lambda: 4
+    threads.contention = threads.ContentionMonitor(read=lambda: 1, cpus=4)
+    seen = []
+    def backend(gm, example_inputs):
+        return lambda *args: seen.append(torch.get_num_threads()) or gm(*args)
+    npcompile.jit(lambda a: a * 2.0, backend=backend)(np.ones(1 << 16))
+    print(threads.thread_limit(), threads.threads_for(1 << 30), *seen)
+""")
+
+
+@pytest.mark.parametrize("omp_num_threads, chosen", [("1", ["1", "1", "1"]), (None, ["3", "3", "3"])])
+def test_omp_num_threads_from_the_environment_is_respected(omp_num_threads, chosen):
+    """In a process started with OMP_NUM_THREADS=1 (as Dask's nanny and many job
+    launchers start workers) every call runs on one thread; without it, on three."""
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    if omp_num_threads is not None:
+        env["OMP_NUM_THREADS"] = omp_num_threads
+    out = subprocess.run([sys.executable, "-c", CHILD], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == chosen
+
+
+def test_inductor_kernels_read_the_thread_count_when_called():
+    """Compiled under one thread, the kernel still opens a parallel region whose size
+    OpenMP decides at run time (no ``num_threads(N)`` baked in)."""
+    from torch._inductor.utils import run_and_get_code
+
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        jitted = npcompile.jit(lambda a: np.sqrt(a * 2.0 + 1.0).sum(), backend="inductor")
+        a = np.linspace(0.0, 1.0, 10_000)
+        result, codes = run_and_get_code(jitted, a)
+    finally:
+        torch.set_num_threads(before)
+    code = "\n".join(codes)
+    assert "#pragma omp parallel" in code and "num_threads(" not in code
+    assert result == pytest.approx(np.sqrt(a * 2.0 + 1.0).sum())
+    assert backends.DYNAMIC_THREADS == {"cpp.dynamic_threads": True}
+
+
+def recording_inductor(seen):
+    """Inductor, recording torch's thread count inside each call of a graph it did not
+    compile single-threaded (those are never wrapped)."""
+    def backend(gm, example_inputs):
+        inner = backends.inductor(gm, example_inputs)
+        if inner.single_threaded:
+            return inner
+
+        def boxed(args):
+            seen.append(torch.get_num_threads())
+            return inner.boxed(args)
+        call = lambda *args: boxed(list(args))   # noqa: E731
+        call.boxed = boxed
+        return call
+    return backend
+
+
+def test_inductor_graphs_run_under_the_chosen_count(policy, monkeypatch):
+    seen = []
+    jitted = npcompile.jit(scaled, backend=recording_inductor(seen))
+    large = np.full(1 << 20, 3.0)
+    np.testing.assert_allclose(jitted(large), scaled(large))
+    monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(read=lambda: 3, cpus=4))
+    np.testing.assert_allclose(jitted(large), scaled(large))
+    assert seen == [4, 2]
+
+
+def test_a_small_fixed_size_graph_is_compiled_without_parallel_regions(policy):
+    from torch._inductor.utils import run_and_get_code
+
+    seen = []
+    jitted = npcompile.jit(scaled, backend=recording_inductor(seen))
+    small = np.linspace(0.0, 1.0, 5000)                    # 80 KB in, 80 KB out
+    result, codes = run_and_get_code(jitted, small)
+    np.testing.assert_allclose(result, scaled(small))
+    assert "omp parallel" not in "\n".join(codes) and seen == []
+    entry = jitted.entries[0]
+    assert entry.compiled.single_threaded and entry.fast.__globals__["compiled"] is entry.compiled   # not wrapped
 
 
 def test_cgroup_quota_files(tmp_path):
@@ -86,16 +273,9 @@ def test_runnable_tasks_parses_loadavg(tmp_path):
     assert threads.runnable_tasks(str(tmp_path / "nope")) is None
 
 
-def test_omp_num_threads_from_the_environment_is_respected():
-    code = "from npcompile.runtime import threads; print(threads.thread_limit(), threads.threads_for(1 << 30))"
-    env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
-    assert out.stdout.split() == ["1", "1"]
-
-
-def test_measured_threshold_is_a_positive_size():
-    threads.parallel_threshold_bytes.cache_clear()
-    try:
-        assert threads.parallel_threshold_bytes() > 0
-    finally:
-        threads.parallel_threshold_bytes.cache_clear()
+def test_measured_threshold_is_a_positive_size_and_unknown_for_one_thread(monkeypatch):
+    monkeypatch.setattr(config, "parallel_threshold_bytes", None)
+    assert 0 < threads.measured_threshold_bytes(2) < threads.UNLIMITED
+    assert threads.parallel_threshold_bytes(1) == threads.UNLIMITED
+    monkeypatch.setattr(config, "parallel_threshold_bytes", 123)
+    assert threads.parallel_threshold_bytes(2) == 123

@@ -1,0 +1,270 @@
+"""How many threads a compiled call may use: chosen per call by the work and the machine.
+
+Inductor's CPU kernels are OpenMP loops. With every core busy (a notebook next to a
+browser, several workers of one job), a parallel loop waits at its barrier for a thread
+the OS has descheduled: the same kernel then runs 10-17x slower than on one thread, and
+slower than NumPy, whose ufuncs are single-threaded. Small kernels gain nothing from
+threads either: the fork/join costs more than the work. So each call gets:
+
+- one thread when the data its graph reads and writes (inputs and outputs) is below
+  ``parallel_threshold_bytes()``, measured once per process and thread count (the
+  smallest size where several OpenMP threads beat one by 10% on this machine);
+- no more threads than there are free cores: the runnable tasks the kernel counts in
+  /proc/loadavg, other than ours, taken from the machine's CPUs (one thread when fewer
+  than two are free);
+- otherwise the threads available: never more than the cores this process may run on
+  (affinity, cgroup CPU quota) nor than torch's thread count, which already reflects
+  OMP_NUM_THREADS, ``torch.set_num_threads`` and threadpoolctl limits set by the caller
+  (so a Dask or multiprocessing worker limited to one thread stays at one).
+
+Which knob does what:
+
+- A graph whose sizes are fixed and whose work is below the threshold always gets one
+  thread, so the Inductor backend compiles it with ``cpp.threads = 1``: its kernels have
+  no parallel region at all and its calls are not wrapped (``single_threaded``).
+- Every other graph is compiled with ``cpp.dynamic_threads``, and ``ThreadsFor`` calls
+  ``torch.set_num_threads`` around each call, which sets OpenMP's thread count for the
+  calling thread. Without ``dynamic_threads`` Inductor bakes ``num_threads(N)`` into each
+  ``omp parallel`` whenever torch's count differs from ``os.cpu_count()`` (so the count
+  set at call time is ignored), and a graph compiled under one thread stays serial.
+- Inductor's parallel-loop size threshold (``cpp.min_chunk_size``, 512 elements per
+  thread) keeps a tiny loop serial when threads are fixed at compile time; under
+  ``dynamic_threads`` every kernel opens a parallel region and that threshold only
+  decides how many loop levels are split: the per-call choice here replaces it.
+- The OpenMP wait policy (``OMP_WAIT_POLICY``, ``GOMP_SPINCOUNT``) decides whether idle
+  pool threads spin or sleep between parallel regions. libgomp reads it once, when it
+  is loaded (``import torch``), so npcompile cannot change it; on a shared machine
+  ``OMP_WAIT_POLICY=PASSIVE`` in the environment before Python starts stops idle
+  threads from burning cores, at the price of a wake-up per parallel region.
+
+``config.threads`` overrides: "auto" (the above), or a fixed number.
+"""
+import functools
+import os
+import time
+
+import torch
+
+from . import config
+
+#: A contention reading is reused for this long (reading /proc/loadavg costs ~10 us).
+CONTENTION_TTL_SECONDS = 0.05
+
+
+@functools.cache
+def available_cores():
+    """Cores this process may use: its affinity mask, capped by a cgroup CPU quota.
+    Read once per process (the cgroup files cost ~50 us a call) and again after a fork."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    quota = cgroup_cpu_quota()
+    return max(1, min(cores, quota)) if quota else cores
+
+
+def cgroup_cpu_quota(root="/sys/fs/cgroup"):
+    """Whole CPUs the cgroup quota allows (cgroup v2 cpu.max or v1 cfs files), or None."""
+    try:
+        with open(os.path.join(root, "cpu.max")) as f:
+            quota, period = f.read().split()[:2]
+        if quota != "max":
+            return max(1, int(int(quota) / int(period)))
+        return None
+    except (OSError, ValueError):
+        pass
+    try:
+        with open(os.path.join(root, "cpu", "cpu.cfs_quota_us")) as f:
+            quota = int(f.read())
+        with open(os.path.join(root, "cpu", "cpu.cfs_period_us")) as f:
+            period = int(f.read())
+        return max(1, quota // period) if quota > 0 else None
+    except (OSError, ValueError):
+        return None
+
+
+def thread_limit(current=None):
+    """The most threads a call may use now: the caller's limits (torch's ``current``
+    count) and the cores we may use."""
+    current = torch.get_num_threads() if current is None else current
+    return max(1, min(current, available_cores()))
+
+
+def runnable_tasks(path="/proc/loadavg"):
+    """Tasks the kernel counts as runnable right now (the 4th field's numerator), or None."""
+    try:
+        with open(path) as f:
+            return int(f.read().split()[3].split("/")[0])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+class ContentionMonitor:
+    """Cores no other task wants, read at most every ``ttl`` seconds. The calling thread
+    is one of the runnable tasks, and so may be the OpenMP workers of our last parallel
+    call (they spin a while after it): ``ours`` threads are not counted as others."""
+
+    def __init__(self, ttl=CONTENTION_TTL_SECONDS, read=runnable_tasks, clock=time.monotonic, cpus=None):
+        self.ttl, self.read, self.clock = ttl, read, clock
+        self.cpus = cpus or os.cpu_count() or 1
+        self.ours = 1                       # threads of our last call (set by ThreadsFor)
+        self._until, self._free = -1.0, self.cpus
+
+    def free_cores(self):
+        now = self.clock()
+        if now >= self._until:
+            running = self.read()
+            others = 0 if running is None else max(0, running - self.ours)
+            self._free = max(1, self.cpus - others)
+            self._until = now + self.ttl
+        return self._free
+
+    def busy(self, cores):
+        """Whether fewer than ``cores`` cores are free."""
+        return self.free_cores() < cores
+
+
+contention = ContentionMonitor()
+
+
+def threads_for(work_bytes, current=None):
+    """Threads for a call that reads and writes ``work_bytes`` of data, given torch's
+    ``current`` count (see the module docstring)."""
+    if config.threads != "auto":
+        return max(1, int(config.threads))
+    limit = thread_limit(current)
+    if limit == 1 or work_bytes < parallel_threshold_bytes(limit):
+        return 1
+    free = min(limit, contention.free_cores())
+    return free if free >= 2 else 1
+
+
+def parallel_threshold_bytes(threads=None):
+    """The smallest float64 working set (bytes read and written by an elementwise op)
+    where ``threads`` (default: those available) beat one thread by 10% on this machine;
+    ``config.parallel_threshold_bytes`` overrides. Unknown (infinite) under a limit of one."""
+    if config.parallel_threshold_bytes is not None:
+        return int(config.parallel_threshold_bytes)
+    threads = thread_limit() if threads is None else threads
+    return measured_threshold_bytes(threads) if threads > 1 else UNLIMITED
+
+
+#: A threshold no work reaches.
+UNLIMITED = 1 << 62
+
+
+@functools.cache
+def measured_threshold_bytes(threads):
+    """``parallel_threshold_bytes`` for ``threads`` threads, measured once per process
+    with ATen's own OpenMP loops (about 0.3 s)."""
+    for numel in (1 << 14, 1 << 16, 1 << 18, 1 << 20):
+        a = torch.ones(numel, dtype=torch.float64)
+        out = torch.empty_like(a)
+        one = _best_seconds(lambda: torch.mul(a, 2.0, out=out), 1)
+        many = _best_seconds(lambda: torch.mul(a, 2.0, out=out), threads)
+        if many < one / 1.1:
+            return 2 * a.nbytes
+    return 2 * (1 << 20) * 8
+
+
+def single_threaded(gm):
+    """Whether every call of the captured graph ``gm`` runs on one thread, so that it can
+    be compiled without parallel regions (which cost a fork/join per kernel even when
+    one thread runs them): its sizes are fixed and its work is below the threshold.
+    Never under a fixed ``config.threads`` nor under a limit of one thread, where the
+    threshold is unknown and the caller may raise the limit later."""
+    if config.threads != "auto" or thread_limit() == 1:
+        return False
+    work, scale = work_estimate(gm)
+    return scale is None and work < parallel_threshold_bytes()
+
+
+def _best_seconds(fn, threads, rounds=5, calls=20):
+    before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        fn()
+        best = float("inf")
+        for _ in range(rounds):
+            start = time.perf_counter()
+            for _ in range(calls):
+                fn()
+            best = min(best, (time.perf_counter() - start) / calls)
+        return best
+    finally:
+        torch.set_num_threads(before)
+
+
+def work_estimate(gm):
+    """``(bytes, scale)`` for a captured graph, from the fake values make_fx records on
+    its nodes: the bytes its tensor inputs and outputs occupy when every size is fixed
+    (scale None); with symbolic sizes, ``scale`` times the bytes of the tensors a call
+    passes, the ratio of inputs and outputs to inputs at the compile-time sizes. A graph
+    without those values is judged by the bytes of the tensors each call passes."""
+    from torch.fx import Node
+    from torch.fx.experimental.symbolic_shapes import is_concrete_int, optimization_hint
+    from torch.utils._pytree import tree_leaves
+
+    inputs = outputs = 0
+    dynamic = False
+    for node in gm.graph.nodes:
+        if node.op == "placeholder":
+            ends = [node]
+        elif node.op == "output":
+            ends = [out for out in tree_leaves(node.args[0]) if isinstance(out, Node)]
+        else:
+            continue
+        for end in ends:
+            if "val" not in end.meta:
+                return 0, 1.0
+            value = end.meta["val"]
+            if isinstance(value, torch.Tensor):
+                numel = value.numel()
+                dynamic = dynamic or not is_concrete_int(numel)
+                size = optimization_hint(numel, fallback=8192) * value.element_size()
+                if node.op == "placeholder":
+                    inputs += size
+                else:
+                    outputs += size
+    if not dynamic or not inputs:
+        return inputs + outputs, None
+    return 0, (inputs + outputs) / inputs
+
+
+def tensor_bytes(values):
+    return sum(v.nbytes for v in values if isinstance(v, torch.Tensor))
+
+
+class ThreadsFor:
+    """Runs a compiled call with the threads ``threads_for`` gives for its work (see
+    ``work_estimate``), restoring torch's count afterwards (untouched when it is already
+    right). ``boxed`` is the list-taking form when ``fn`` has one (Inductor's), else None."""
+
+    __slots__ = ("fn", "work", "scale", "inner_boxed", "boxed")
+
+    def __init__(self, fn, work=0, scale=1.0):
+        self.fn, self.work, self.scale = fn, work, scale
+        self.inner_boxed = getattr(fn, "boxed", None)
+        self.boxed = self._boxed if self.inner_boxed is not None else None
+
+    def __call__(self, *args):
+        return self._run(self.fn, args, True)
+
+    def _boxed(self, args):
+        return self._run(self.inner_boxed, args, False)
+
+    def _run(self, fn, args, spread):
+        current = torch.get_num_threads()
+        work = self.work if self.scale is None else self.work + self.scale * tensor_bytes(args)
+        wanted = contention.ours = threads_for(work, current)
+        if wanted == current:
+            return fn(*args) if spread else fn(args)
+        torch.set_num_threads(wanted)
+        try:
+            return fn(*args) if spread else fn(args)
+        finally:
+            torch.set_num_threads(current)
+
+
+if hasattr(os, "register_at_fork"):      # a forked worker may get other cores (or a quota)
+    os.register_at_fork(after_in_child=available_cores.cache_clear)
