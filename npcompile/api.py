@@ -12,6 +12,7 @@ import warnings
 from . import config
 from .runtime import background, memory
 from .runtime.jit_function import JitFunction
+from .trace.opcodes.versions import unsupported_message
 
 
 def jit(fn=None, *, fullgraph=False, backend="inductor", dynamic=None, device=None, options=None,
@@ -22,6 +23,9 @@ def jit(fn=None, *, fullgraph=False, backend="inductor", dynamic=None, device=No
     runs as a compiled graph (TorchInductor by default). ``compile="background"`` runs a
     call that finds nothing compiled as written while a worker compiles it (default:
     ``config.compile``; see runtime/background.py)."""
+    refusal = unsupported_message()
+    if refusal is not None:   # the tracer executes bytecode: only versions whose bytecode it knows
+        raise RuntimeError(refusal)
     settings = dict(fullgraph=fullgraph, backend=backend, dynamic=dynamic, device=device,
                     options=options, compile=config.compile if compile is None else compile)
     if fn is None:

@@ -1,5 +1,7 @@
 """One activation of a traced code object: its instructions, locals, cells and stack."""
-import dis
+import inspect
+
+from .bytecode import instructions_of
 
 
 class Null:
@@ -41,18 +43,6 @@ def handled_exception(frames):
                 return value.exc
     return None
 
-_INSTRUCTION_CACHE = {}
-
-
-def instructions_of(code):
-    """(instructions, offset -> index), cached per code object."""
-    cached = _INSTRUCTION_CACHE.get(code)
-    if cached is None:
-        instructions = [i for i in dis.get_instructions(code) if i.opname != "CACHE"]
-        cached = instructions, {inst.offset: n for n, inst in enumerate(instructions)}
-        _INSTRUCTION_CACHE[code] = cached
-    return cached
-
 
 class Frame:
     __slots__ = ("code", "instructions", "index_of", "locals", "cells", "stack", "ip",
@@ -69,7 +59,7 @@ class Frame:
         self.globals = globals_
         self.function = function
         self.kw_names = ()
-        self.yielded = [] if code.co_flags & 0x20 else None   # CO_GENERATOR: collect yields
+        self.yielded = [] if code.co_flags & inspect.CO_GENERATOR else None   # collect yields
         self.lineno = code.co_firstlineno
         self.returns_instead = NO_VALUE
         self.error_on_graph_break = False

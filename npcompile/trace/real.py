@@ -16,14 +16,17 @@ instruction runs inside an ``except`` clause of the handled exception, so that
 they see in CPython.
 """
 import builtins
+import dis
 import types
 
 from . import exception_table
 from .frame import handled_exception
 from .opcodes import CO_ASYNC_GENERATOR, CO_COROUTINE, CO_GENERATOR, REAL_HANDLERS, Reraise
+from .opcodes.registry import NoHandler as _NoHandler
+from .opcodes.versions import loads_method
 from .resident import DeviceArray
 
-_CALL_OPCODES = {"CALL", "CALL_FUNCTION_EX"}
+_CALL_OPCODES = {"CALL", "CALL_KW", "CALL_FUNCTION_EX"}
 _MAX_EXTRA_STEPS = 10_000
 _CONTAINERS = (list, dict, set)
 _LAZY_CODE = CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
@@ -56,10 +59,6 @@ def _cell_full(cell):
         return True
     except ValueError:
         return False
-
-
-class _NoHandler(RuntimeError):
-    """An instruction the runner has no handler for (never sent to the user's handlers)."""
 
 
 def _runs_natively(fn, created):
@@ -166,7 +165,7 @@ class RealRunner:
 
     # ---- driving ------------------------------------------------------------------------------
     def run_break(self):
-        """Run the instruction the trace stopped before: a LOAD_METHOD with the call it
+        """Run the instruction the trace stopped before: a method load with the call it
         starts (the next trace begins with the call's result); a loop's back edge with the
         real iterator's next step. Then run on while the stack holds a list, dict or set
         (or a method bound to one) that a variable also holds: the next trace would lift
@@ -178,12 +177,13 @@ class RealRunner:
         first = self._guarded_step(frame)
         if first is None:
             return
-        if first.opname == "LOAD_METHOD":   # a method the trace could not read: run its call too
+        if loads_method(first):   # a method the trace could not read: run its call too
+            called = depth + dis.stack_effect(first.opcode, first.arg) - 1   # the depth once it returned
             while True:
                 inst = self._guarded_step(frame)
                 if inst is None:
                     return
-                if inst.opname in _CALL_OPCODES and len(frame.stack) == depth:
+                if inst.opname in _CALL_OPCODES and len(frame.stack) == called:
                     break
         elif first.opname.startswith("JUMP_BACKWARD") and frame.instructions[frame.ip].opname == "FOR_ITER":
             self._guarded_step(frame)  # a loop boundary: advance the real iterator here, not in a trace

@@ -6,14 +6,16 @@ breaks (``REAL_HANDLERS``), which differ only in the hooks the handlers call on 
 (``tracer.call``, ``tracer.truth``, ...). Jump targets come from ``dis`` as absolute
 offsets (``inst.argval``), so relative/absolute encodings of later versions need no
 change; names come from ``dis`` too, never numbers. The modules hold CPython 3.11's
-instructions by kind (``core``, ``exceptions``, ``generators``, ``patterns``); 3.12/3.13
-instructions are added as new entries next to the 3.11 ones, registered with
-``@handles``. Where exceptions go is CPython's exception table (``exception_table``); the
-runner unwinds, the tracer stops before an exception would be caught (``stops``).
+instructions by kind (``core``, ``exceptions``, ``generators``, ``patterns``), and the
+instructions each later version added in a module of its own (``py312``, ``py313``),
+registered with ``@handles``; ``versions`` holds the supported versions and the
+conventions that changed between them (see there for adding one). Where exceptions go
+is CPython's exception table (``exception_table``); the runner unwinds, the tracer stops
+before an exception would be caught (``stops``).
 """
 import dis
 
-from . import core, exceptions, generators, patterns  # noqa: F401 - each registers its handlers
+from . import core, exceptions, generators, patterns, py312, py313  # noqa: F401 - each registers its handlers
 from .exceptions import Reraise
 from .registry import CO_ASYNC_GENERATOR, CO_COROUTINE, CO_GENERATOR, REAL_HANDLERS, runs_for_real
 from .stops import not_runnable, traced

@@ -1,15 +1,19 @@
 """The ordinary instructions of CPython 3.11: stack, names, operators, containers,
 jumps, loops and calls. Each handler is written once for both users, the tracer and the
-runner of real Python, which differ only in the hooks the handlers call on them."""
+runner of real Python, which differ only in the hooks the handlers call on them. Where a
+later version kept an instruction but changed its convention (the order of a callable
+and its NULL, the method bit of LOAD_ATTR, what FOR_ITER leaves when exhausted, flags
+moved off MAKE_FUNCTION), the handler follows ``versions``; instructions new in a
+version are in that version's module."""
 import builtins
 import operator
-import sys
 import types
 
 from ...errors import GraphBreak
 from ..frame import INLINED, NULL
 from .registry import handles, runs_for_real
 from .stops import fatal
+from .versions import LOAD_ATTR_METHOD_BIT, loop_exit_skip, push_callable
 
 BINARY_OPERATORS = {
     "+": operator.add, "&": operator.and_, "//": operator.floordiv, "<<": operator.lshift,
@@ -57,17 +61,38 @@ def _load_const(tracer, frame, inst):
     frame.push(inst.argval)
 
 
+def is_cell(frame, name):
+    """Whether ``name``'s fast slot holds a cell: LOAD_FAST of it gives the cell itself (a
+    closure being built, 3.13), and an inlined comprehension (3.12+) saves and restores
+    the cell around its own (LOAD_FAST_AND_CLEAR, STORE_FAST)."""
+    return name in frame.code.co_cellvars or name in frame.code.co_freevars
+
+
+def load_local(frame, name):
+    if is_cell(frame, name) and name in frame.cells:
+        return frame.cells[name]
+    if name not in frame.locals:   # raised outside an except clause: no stray __context__
+        raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated with a value")
+    return frame.locals[name]
+
+
+def store_local(frame, name, value):
+    """STORE_FAST; a NULL (from LOAD_FAST_AND_CLEAR) stored back makes the name unbound."""
+    slots = frame.cells if is_cell(frame, name) else frame.locals
+    if value is NULL:
+        slots.pop(name, None)
+    else:
+        slots[name] = value
+
+
 @handles("LOAD_FAST", "LOAD_FAST_CHECK")
 def _load_fast(tracer, frame, inst):
-    if inst.argval not in frame.locals:   # raised outside an except clause: no stray __context__
-        raise UnboundLocalError(f"cannot access local variable '{inst.argval}' where it is not "
-                                "associated with a value")
-    frame.push(frame.locals[inst.argval])
+    frame.push(load_local(frame, inst.argval))
 
 
 @handles("STORE_FAST")
 def _store_fast(tracer, frame, inst):
-    frame.locals[inst.argval] = frame.pop()
+    store_local(frame, inst.argval, frame.pop())
 
 
 @handles("DELETE_FAST")
@@ -80,9 +105,11 @@ def _delete_fast(tracer, frame, inst):
 
 @handles("LOAD_GLOBAL")
 def _load_global(tracer, frame, inst):
+    value = tracer.load_global(frame, inst.argval)
     if inst.arg & 1:
-        frame.push(NULL)
-    frame.push(tracer.load_global(frame, inst.argval))
+        push_callable(frame, value, NULL)
+    else:
+        frame.push(value)
 
 
 @handles("STORE_GLOBAL")
@@ -113,7 +140,21 @@ def _load_closure(tracer, frame, inst):
 
 @handles("LOAD_DEREF")
 def _load_deref(tracer, frame, inst):
-    frame.push(tracer.load_cell(frame, inst.argval))
+    name = inst.argval
+    if name == "__class__" and name in frame.code.co_freevars and _cell_full(frame.cells[name]):
+        # the cell the compiler makes for zero-argument super(), which 3.12+ loads before
+        # LOAD_SUPER_ATTR: set once, when the class is made, so read like the code itself
+        frame.push(frame.cells[name].cell_contents)
+        return
+    frame.push(tracer.load_cell(frame, name))
+
+
+def _cell_full(cell):
+    try:
+        cell.cell_contents  # noqa: B018 - reading it is the test
+        return True
+    except ValueError:
+        return False
 
 
 @handles("STORE_DEREF")
@@ -123,14 +164,17 @@ def _store_deref(tracer, frame, inst):
 
 @handles("LOAD_ATTR")
 def _load_attr(tracer, frame, inst):
-    frame.push(tracer.load_attr(frame.pop(), inst.argval))
+    if LOAD_ATTR_METHOD_BIT and inst.arg & 1:
+        _load_method(tracer, frame, inst)
+    else:
+        frame.push(tracer.load_attr(frame.pop(), inst.argval))
 
 
 @handles("LOAD_METHOD")
 def _load_method(tracer, frame, inst):
-    obj = frame.pop()
-    frame.push(NULL)
-    frame.push(tracer.load_attr(obj, inst.argval))
+    """The attribute, bound, with a NULL: CPython's unbound form (the function, then
+    ``self``) is never pushed, and CALL takes either."""
+    push_callable(frame, tracer.load_attr(frame.pop(), inst.argval), NULL)
 
 
 @handles("STORE_ATTR")
@@ -161,7 +205,10 @@ def _binary_op(tracer, frame, inst):
 def _compare_op(tracer, frame, inst):
     right = frame.pop()
     left = frame.pop()
-    frame.push(tracer.apply(COMPARE_OPERATORS[inst.argval], left, right))
+    result = tracer.apply(COMPARE_OPERATORS[inst.argval], left, right)
+    if inst.argrepr.startswith("bool("):   # 3.13: the result converted for the branch that follows
+        result = tracer.truth(result)
+    frame.push(result)
 
 
 @handles("IS_OP")
@@ -380,6 +427,8 @@ def _jump_backward(tracer, frame, inst):
 def _pop_jump(when):
     def handler(tracer, frame, inst):
         if tracer.truth(frame.pop()) == when:
+            if inst.argval < inst.offset:   # a while loop's back edge (3.11)
+                tracer.back_edge(frame, inst)
             frame.jump(inst.argval)
     return handler
 
@@ -387,6 +436,8 @@ def _pop_jump(when):
 def _pop_jump_none(when_none):
     def handler(tracer, frame, inst):
         if (frame.pop() is None) == when_none:
+            if inst.argval < inst.offset:
+                tracer.back_edge(frame, inst)
             frame.jump(inst.argval)
     return handler
 
@@ -427,6 +478,7 @@ def _for_iter(tracer, frame, inst):
     except StopIteration:
         frame.pop()
         frame.jump(inst.argval)
+        frame.ip += loop_exit_skip(frame.instructions, frame.ip)
 
 
 # ---- calls and functions ----------------------------------------------------------------
@@ -436,11 +488,18 @@ def _kw_names(tracer, frame, inst):
 
 
 @handles("CALL")
-def _call(tracer, frame, inst):
+def call(tracer, frame, inst):
+    """Stack: callable and NULL, or a function and ``self``, in either order (3.13 puts the
+    callable first, 3.11 and 3.12 the NULL or the function), then the arguments."""
     args = frame.popn(inst.arg)
     second = frame.pop()
     first = frame.pop()
-    fn, args = (second, args) if first is NULL else (first, [second] + args)
+    if first is NULL:
+        fn = second
+    elif second is NULL:
+        fn = first
+    else:
+        fn, args = first, [second] + args
     kw_names, frame.kw_names = frame.kw_names, ()
     kwargs = {}
     if kw_names:
@@ -463,27 +522,37 @@ def _call_function_ex(tracer, frame, inst):
     kwargs = frame.pop() if inst.arg & 1 else {}
     args = list(tracer.iterate(frame.pop()))
     fn = frame.pop()
-    if sys.version_info < (3, 13) and frame.stack and frame.top is NULL:
+    if fn is NULL:              # 3.13: the NULL is above the callable
+        fn = frame.pop()
+    elif frame.stack and frame.top is NULL:
         frame.pop()
     push_result(frame, tracer.call(fn, args, dict(kwargs)))
 
 
 @handles("MAKE_FUNCTION")
 def _make_function(tracer, frame, inst):
+    """The flags (``dis`` names them in ``argrepr``) say which of closure, annotations,
+    keyword defaults and defaults are below the code, in that order from the top; from
+    3.13 there are none, and SET_FUNCTION_ATTRIBUTE sets each on the function."""
     code = frame.pop()
-    closure = frame.pop() if inst.arg & 0x08 else None
-    annotations = frame.pop() if inst.arg & 0x04 else None
-    kwdefaults = frame.pop() if inst.arg & 0x02 else None
-    defaults = frame.pop() if inst.arg & 0x01 else None
-    fn = types.FunctionType(code, frame.globals, code.co_name, defaults, closure)
+    flags = set(inst.argrepr.split(", ")) if inst.arg else set()
+    parts = {name: frame.pop() for name in ("closure", "annotations", "kwdefaults", "defaults") if name in flags}
+    frame.push(make_function(tracer, code, frame.globals, **parts))
+
+
+def make_function(tracer, code, globals_, closure=None, annotations=None, kwdefaults=None, defaults=None,
+                  qualname=None):
+    if closure is None and code.co_freevars:   # 3.13: the closure is set next, by SET_FUNCTION_ATTRIBUTE
+        closure = tuple(types.CellType() for _ in code.co_freevars)
+    fn = types.FunctionType(code, globals_, code.co_name, defaults, closure)
     fn.__kwdefaults__ = kwdefaults
-    fn.__qualname__ = code.co_qualname
+    fn.__qualname__ = qualname or code.co_qualname
     if annotations:
         fn.__annotations__ = dict(zip(annotations[::2], annotations[1::2])) \
             if isinstance(annotations, tuple) else annotations
     tracer.keepalive.append(fn)
     tracer.created_functions.add(id(fn))
-    frame.push(fn)
+    return fn
 
 
 @handles("IMPORT_NAME")

@@ -127,6 +127,11 @@ def _split_group(exc, classes):
 def _prep_reraise_star(tracer, frame, inst):
     """After the ``except*`` clauses: what is raised on (None: nothing). Stack: the
     original exception, the list of what each clause raised or re-raised."""
+    prep_reraise_star(tracer, frame)
+
+
+def prep_reraise_star(tracer, frame):
+    """PREP_RERAISE_STAR, from 3.12 an intrinsic function (CALL_INTRINSIC_2)."""
     if not runs_for_real(tracer):
         raise GraphBreak("except* clause", "exception groups are split as Python does it, outside the graph")
     raised_by_clauses = frame.pop()

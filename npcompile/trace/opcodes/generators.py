@@ -6,6 +6,7 @@ from ...errors import GraphBreak
 from ..frame import NULL
 from .registry import CO_GENERATOR, handles, runs_for_real
 from .stops import unresumable
+from .versions import callee_below
 
 
 @handles("RETURN_GENERATOR")
@@ -38,9 +39,9 @@ def _consumed_whole(tracer):
     following = [i for i in caller.instructions[caller.ip:caller.ip + 2] if i.opname != "PRECALL"]
     if not following or following[0].opname != "CALL" or following[0].arg != 1 or caller.kw_names:
         return False
-    if len(caller.stack) < 2 or caller.stack[-2] is not NULL:
+    consumer = callee_below(caller.stack, NULL)
+    if consumer is None:
         return False
-    consumer = caller.stack[-1]
     if any(consumer is builtin for builtin in _WHOLE_CONSUMERS):
         return True
     return isinstance(consumer, types.BuiltinMethodType) and type(consumer.__self__) is str and \
@@ -51,7 +52,8 @@ _PURE_GLOBALS = {"range", "len", "zip", "enumerate", "min", "max", "abs", "divmo
                  "reversed", "sum", "bool", "str", "tuple"}
 _READS_OR_WRITES_STATE = {"LOAD_ATTR", "LOAD_METHOD", "STORE_ATTR", "DELETE_ATTR", "STORE_GLOBAL",
                           "DELETE_GLOBAL", "STORE_SUBSCR", "DELETE_SUBSCR", "IMPORT_NAME", "MAKE_FUNCTION",
-                          "LOAD_DEREF", "STORE_DEREF", "LOAD_CLASSDEREF", "LOAD_NAME", "CALL_FUNCTION_EX"}
+                          "LOAD_DEREF", "STORE_DEREF", "LOAD_CLASSDEREF", "LOAD_NAME", "CALL_FUNCTION_EX",
+                          "STORE_SLICE", "LOAD_SUPER_ATTR", "LOAD_FROM_DICT_OR_DEREF", "LOAD_FROM_DICT_OR_GLOBALS"}
 _IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), range)
 
 

@@ -1,5 +1,7 @@
 """``match`` statements: CPython 3.11's MATCH_* instructions, with its checks and
 messages (``__match_args__``, positional sub-patterns, duplicate keys)."""
+import sys
+
 from .registry import handles
 
 # CPython's type flags that the MATCH_* instructions read (Py_TPFLAGS_SEQUENCE, _MAPPING,
@@ -7,6 +9,8 @@ from .registry import handles
 _TPFLAGS_SEQUENCE, _TPFLAGS_MAPPING, _TPFLAGS_MATCH_SELF = 1 << 5, 1 << 6, 1 << 22
 _SYMBOLIC = {"SymInt": int, "SymFloat": float, "SymBool": bool}
 _MISSING = object()
+#: CPython's error for a class pattern whose callee is not a class (3.12 reworded it)
+_NOT_A_CLASS = "called match pattern must be a " + ("type" if sys.version_info < (3, 12) else "class")
 
 
 @handles("MATCH_MAPPING")
@@ -59,7 +63,7 @@ def _match_class(tracer, frame, inst):
     cls = frame.pop()
     subject = frame.pop()
     if not isinstance(cls, type):
-        raise TypeError("called match pattern must be a type")
+        raise TypeError(_NOT_A_CLASS)
     symbolic = _SYMBOLIC.get(type(subject).__name__)   # an int traced as a symbol is an int
     if not (issubclass(symbolic, cls) if symbolic else tracer.truth(tracer.call_now(isinstance, [subject, cls], {}))):
         frame.push(None)

@@ -10,6 +10,11 @@ REAL_HANDLERS = {}
 CO_GENERATOR, CO_COROUTINE, CO_ASYNC_GENERATOR = inspect.CO_GENERATOR, inspect.CO_COROUTINE, inspect.CO_ASYNC_GENERATOR
 
 
+class NoHandler(RuntimeError):
+    """An instruction the runner of real Python cannot execute (never sent to the user's
+    exception handlers)."""
+
+
 def handles(*names):
     def register(fn):
         for name in names:
