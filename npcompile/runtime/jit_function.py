@@ -126,8 +126,8 @@ class JitFunction(Jitted):
             raise ValueError(f"compile must be 'blocking' or 'background', not {compile!r}")
         self.fn = fn
         self.fullgraph = fullgraph
-        self.backend = resolve(backend)
         self.compile = compile       # "background": misses run as written while a worker compiles
+        self.backend = resolve(backend)
         self.dynamic = dynamic
         self.device = device
         self.options = dict(options or {})
@@ -139,7 +139,7 @@ class JitFunction(Jitted):
         self._arg_names = code.co_varnames[:arg_count(code)]
         self._simple = not (code.co_flags & 0x0C) and not code.co_kwonlyargcount
         self._argcount = code.co_argcount
-        self._signature = inspect.signature(fn)
+        self._binder = _binder(fn)
         self._limit_warned = False
         self._callees = {}           # user functions called at breaks, compiled in turn (shared
         #                              with those callees, so recursion reuses their caches)
@@ -158,12 +158,17 @@ class JitFunction(Jitted):
         return self if obj is None else types.MethodType(self, obj)
 
     def bind(self, args, kwargs):
-        """Argument values in the code's parameter order (what sources ``L[i]`` index)."""
+        """Argument values in the code's parameter order (what sources ``L[i]`` index),
+        bound by Python itself (see ``_binder``): the function's defaults as they are
+        now, and Python's own TypeError for a call that does not fit."""
         if self._simple and not kwargs and len(args) == self._argcount:
             return args
-        bound = self._signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return [bound.arguments[name] for name in self._arg_names]
+        binder, fn = self._binder, self.fn
+        binder.__defaults__, binder.__kwdefaults__ = fn.__defaults__, fn.__kwdefaults__
+        try:
+            return binder(*args, **kwargs)
+        except TypeError as exc:
+            raise exc.with_traceback(None) from None
 
     @property
     def compile_count(self):
@@ -214,21 +219,18 @@ class JitFunction(Jitted):
     def _segment(self, entries, L, resume_frames, fallback, device, staged=()):
         entry = _first_fitting(entries, L)
         if entry is None:
-            with _COMPILE_LOCK:   # another thread may have compiled it while we waited
-                entry = _first_fitting(entries, L) or self._new_entry(entries, L, resume_frames, device, staged)
-            if entry is None or entry is _TRANSIENT:
             if self.compile == "background" and resume_frames is None and not self.fullgraph \
                     and not self.run_only:
                 self._compile_in_background(entries, L, device, staged)
                 return fallback()
+            with _COMPILE_LOCK:   # another thread may have compiled it while we waited
+                entry = _first_fitting(entries, L) or self._new_entry(entries, L, resume_frames, device, staged)
+            if entry is None or entry is _TRANSIENT:
                 return fallback()
         if self.events is not None:
             self.events.append(entry)
         return entry.run(L, fallback)
 
-    def _new_entry(self, entries, L, resume_frames, device, staged):
-        """Compile an entry for ``L`` and add it to ``entries`` (None: run uncompiled,
-        because of ``run_only`` or the cache size limit). ``staged``: positions of the
     def _compile_in_background(self, entries, L, device, staged):
         """Queue a compile of state ``L`` (a snapshot) on the background worker, unless
         one for these entries is pending; the caller runs the segment as written."""
@@ -241,6 +243,9 @@ class JitFunction(Jitted):
 
         background.WORKER.submit((id(self), id(entries)), job)
 
+    def _new_entry(self, entries, L, resume_frames, device, staged):
+        """Compile an entry for ``L`` and add it to ``entries`` (None: run uncompiled,
+        because of ``run_only`` or the cache size limit). ``staged``: positions of the
         arguments that are copies (see ``staging``)."""
         reason = _failed_guard(entries, L, self.fn) if entries else None
         if self.run_only:
@@ -429,6 +434,32 @@ class JitFunction(Jitted):
                 self._callees[fn] = compiled
             return compiled(*args, **kwargs)
         return fn(*args, **kwargs)
+
+
+def _binder(fn):
+    """A function with ``fn``'s parameters, name and an empty body that returns the
+    bound values in the code's order (parameters, keyword-only, ``*args``, ``**kwargs``):
+    calling it binds exactly as CPython binds ``fn``, messages included. Its defaults are
+    set from ``fn`` before each use."""
+    params, previous = [], None
+    for param in inspect.signature(fn).parameters.values():
+        kind = param.kind
+        if previous == param.POSITIONAL_ONLY and kind != param.POSITIONAL_ONLY:
+            params.append("/")
+        if kind == param.KEYWORD_ONLY and previous not in (param.KEYWORD_ONLY, param.VAR_POSITIONAL):
+            params.append("*")
+        prefix = {param.VAR_POSITIONAL: "*", param.VAR_KEYWORD: "**"}.get(kind, "")
+        params.append(prefix + param.name + ("=None" if param.default is not param.empty else ""))
+        previous = kind
+    if previous == inspect.Parameter.POSITIONAL_ONLY:
+        params.append("/")
+    code = fn.__code__
+    names = code.co_varnames[:arg_count(code)]
+    namespace = {}
+    exec(f"def binder({', '.join(params)}):\n    return [{', '.join(names)}]\n", namespace)
+    binder = namespace["binder"]
+    binder.__name__, binder.__qualname__ = fn.__name__, fn.__qualname__
+    return binder
 
 
 def _segment_start(resume_frames):
