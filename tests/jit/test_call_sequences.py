@@ -431,9 +431,6 @@ def top_level_with_defaults(a, k=2, *, offset=0):
     return a * k + offset
 
 
-@pytest.mark.xfail(strict=True, reason="runtime/jit_function.py binds arguments with the inspect.Signature taken "
-                                       "at jit time, whose defaults are the old ones: rebinding __defaults__ of "
-                                       "the jitted function itself is missed (defaults of callees are guarded)")
 def test_defaults_of_the_jitted_function_itself():
     original = top_level_with_defaults.__defaults__, top_level_with_defaults.__kwdefaults__
     jitted = npcompile.jit(top_level_with_defaults, backend="eager")
