@@ -7,7 +7,7 @@ import operator
 import numpy
 import torch
 
-from . import _coerce, _dtypes, _promotion
+from . import _coerce, _dtypes, _flipped, _promotion
 from ._detours import movable, restored
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
@@ -142,6 +142,7 @@ def _shares_memory_owner(a, b):
         b._base if b._base is not None else b)
 
 
+@_flipped.writes(0)
 def copyto(dst, src, casting="same_kind", where=True):
     if not isinstance(dst, ndarray) or dst._scalar:
         kind = f"numpy.{dst.dtype.name}" if isinstance(dst, ndarray) else type(dst).__name__

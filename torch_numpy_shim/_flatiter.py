@@ -1,5 +1,6 @@
 """``a.flat``: NumPy's flat iterator, a 1-D C-ordered window that reads and writes
 through to its array (reading is ``ravel``'s, writing is indexing into a flat view)."""
+from . import _flipped
 from ._coerce import asarray
 from ._manipulation import ravel
 from ._ndarray import ndarray
@@ -31,6 +32,7 @@ class flatiter:
         flat[key] = self._cycled(flat, key, value)
         if not t.is_contiguous():
             t.copy_(flat._t.view(t.shape))
+        _flipped.written(self.base)
 
     @staticmethod
     def _cycled(flat, key, value):

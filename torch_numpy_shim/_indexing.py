@@ -18,7 +18,7 @@ import torch
 from torch.fx.experimental.symbolic_shapes import guard_or_false
 from torch.multiprocessing.reductions import StorageWeakRef
 
-from . import _coerce, _dtypes, _promotion
+from . import _coerce, _dtypes, _flipped, _promotion
 from ._detours import movable
 from ._errors import ComplexWarning, raise_if
 from ._ndarray import ndarray
@@ -294,7 +294,8 @@ def getitem(arr, key):
         out = _Fancy(moved, key.index_tensors(), key.gap).gather()
         return ndarray._wrap(out.view(view.dtype), key.scalar)
     if key.flips:
-        return ndarray._wrap(torch.flip(movable(view), key.flips).view(view.dtype))
+        return _flipped.register(ndarray._wrap(torch.flip(movable(view), key.flips).view(view.dtype)),
+                                 arr, view, key.flips)
     if key.scalar:
         return ndarray._wrap(view.clone(), scalar=True)
     return arr._view(view)
@@ -363,6 +364,7 @@ def _detach_from(t, target_arr, value):
     return t.clone() if same else t  # storage identity: works for fake tensors too
 
 
+@_flipped.writes(0)
 def setitem(arr, key, value):
     if arr._scalar:
         raise TypeError(f"'numpy.{arr.dtype.name}' object does not support item assignment")
@@ -571,6 +573,7 @@ def take(a: ArrayLike, indices, axis=None, out: OutArray = None, mode="raise"):
     return ndarray._wrap(result, scalar=result.ndim == 0)
 
 
+@_flipped.writes(0)
 def put(a, ind, v, mode="raise"):
     if not isinstance(a, ndarray):
         raise TypeError(f"argument 1 must be numpy.ndarray, not {type(a).__name__}")
@@ -631,6 +634,7 @@ def extract(condition: ArrayLike, arr: ArrayLike):
     return ndarray._wrap(_along_axis(arr._t.reshape(-1), positions, 0))
 
 
+@_flipped.writes(0)
 def place(arr, mask, vals):
     _require_ndarray(arr, "argument 1")
     flat_mask = _truth(_coerce.asarray(mask)._t).reshape(-1)
@@ -646,6 +650,7 @@ def place(arr, mask, vals):
     return None
 
 
+@_flipped.writes(0)
 def putmask(a, /, mask, values):
     _require_ndarray(a, "argument a of putmask")
     full_mask = _truth(_coerce.asarray(mask)._t)
@@ -760,6 +765,7 @@ def take_along_axis(arr: ArrayLike, indices, axis=-1):
     return getitem(arr, _along_axis_key(arr.shape, indices, ax))
 
 
+@_flipped.writes(0)
 def put_along_axis(arr, indices, values, axis):
     _require_ndarray(arr, "arr")
     indices, ax = _along_axis_operands(arr, indices, axis)
@@ -892,6 +898,7 @@ def diag_indices_from(arr):
     return diag_indices(arr.shape[0], arr.ndim)
 
 
+@_flipped.writes(0)
 def fill_diagonal(a, val, wrap=False):
     _require_ndarray(a, "a")
     if a.ndim < 2:

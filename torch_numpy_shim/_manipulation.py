@@ -11,7 +11,7 @@ import warnings
 import numpy
 import torch
 
-from . import _coerce, _dtypes, _promotion
+from . import _coerce, _dtypes, _flipped, _promotion
 from ._creation import array, linspace
 from ._detours import movable, orderable, restored
 from ._errors import AxisError, UnsupportedError
@@ -557,7 +557,7 @@ def flip(m: ArrayLike, axis: AxisLike = None):
     axes = normalize_axis_tuple(axis, m.ndim)
     if not axes:
         return ndarray._wrap(m._t.clone(), scalar=True) if m.ndim == 0 else m._view(m._t.view(m._t.shape))
-    return ndarray._wrap(restored(movable(m._t).flip(axes), m._t.dtype))
+    return _flipped.register(ndarray._wrap(restored(movable(m._t).flip(axes), m._t.dtype)), m, m._t, axes)
 
 
 @normalizer
@@ -614,8 +614,9 @@ def rot90(m: ArrayLike, k=1, axes=(0, 1)):
     order = list(range(m.ndim))
     order[axes[0]], order[axes[1]] = order[axes[1]], order[axes[0]]
     moved = movable(m._t)
-    turned = moved.flip(axes[1]).permute(tuple(order)) if k == 1 else moved.permute(tuple(order)).flip(axes[1])
-    return ndarray._wrap(restored(turned, m._t.dtype))
+    flipped_dim = axes[1] if k == 1 else order[axes[1]]
+    turned = moved.flip(flipped_dim).permute(tuple(order))
+    return _flipped.register(ndarray._wrap(restored(turned, m._t.dtype)), m, m._t, (flipped_dim,), order)
 
 
 @normalizer

@@ -6,7 +6,7 @@ operators are ufuncs, ``a.sum()`` is ``sum(a)``, ``a[key]`` and ``a.flat`` are t
 indexing module's, ``astype`` and the conversions to NumPy are ``_coerce``'s. Every
 behaviour keeps exactly one implementation.
 """
-from . import _coerce, _indexing, _manipulation, _products, _reductions, _sorting, _ufuncs
+from . import _coerce, _flipped, _indexing, _manipulation, _products, _reductions, _sorting, _ufuncs
 from ._dtypes import _as_dtype
 from ._flatiter import flatiter
 from ._ndarray import ndarray
@@ -111,6 +111,7 @@ for _name, _function in VARARGS_METHODS.items():
     _attach(_name, _varargs_method(_function, _name))
 
 
+@_flipped.writes(0)
 def _sort(self, axis=-1, kind=None, order=None, *, stable=None):
     """``a.sort()`` reorders ``a`` itself (a flattening axis=None is refused, as NumPy)."""
     if axis is None:
@@ -118,6 +119,7 @@ def _sort(self, axis=-1, kind=None, order=None, *, stable=None):
     self._t.copy_(_sorting.sort(self, axis, kind, order, stable=stable)._t)
 
 
+@_flipped.writes(0)
 def _partition(self, kth, axis=-1, kind="introselect", order=None):
     if axis is None:
         raise TypeError("'NoneType' object cannot be interpreted as an integer")

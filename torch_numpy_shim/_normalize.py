@@ -19,7 +19,7 @@ import operator
 import numpy
 import torch
 
-from . import _dtypes, _promotion
+from . import _dtypes, _flipped, _promotion
 from ._coerce import asarray, cast_tensor
 from ._errors import AxisError
 from ._ndarray import ndarray
@@ -84,6 +84,7 @@ def normalizer(fn):
     sig = inspect.signature(fn)
     converters = {name: _CONVERTERS[p.annotation] for name, p in sig.parameters.items()
                   if p.annotation in _CONVERTERS}
+    outs = [name for name, p in sig.parameters.items() if p.annotation is OutArray]
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -92,7 +93,10 @@ def normalizer(fn):
         for name, convert in converters.items():
             if name in arguments:
                 arguments[name] = convert(arguments[name])
-        return fn(*bound.args, **bound.kwargs)
+        result = fn(*bound.args, **bound.kwargs)
+        for name in outs:
+            _flipped.written(arguments.get(name))
+        return result
 
     return wrapper
 
@@ -138,6 +142,7 @@ def write_out(result, out, casting="same_kind"):
         raise ValueError(f"non-broadcastable output operand with shape {out.shape} doesn't match "
                          f"the broadcast shape {torch.broadcast_shapes(result._t.shape, out._t.shape)}")
     out._t.copy_(cast_tensor(result._t, out.dtype))
+    _flipped.written(out)
     return out
 
 

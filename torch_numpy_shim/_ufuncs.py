@@ -14,7 +14,7 @@ import functools
 import numpy
 import torch
 
-from . import _dtypes, _promotion
+from . import _dtypes, _flipped, _promotion
 from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor
 from ._errors import UFuncOutputCastingError, UnsupportedError
@@ -189,6 +189,7 @@ def _store(result, loop_dt, out, mask, shape, np_ufunc, casting, index):
     if mask is not None:
         value = torch.where(mask, value, out._t)
     out._t.copy_(value.expand(out_shape))
+    _flipped.written(out)
     return out
 
 
@@ -465,6 +466,7 @@ class ufunc:
         a_expanded = ndarray._wrap(a._t.reshape(tuple(a.shape) + (1,) * b.ndim))
         return self(a_expanded, b, **kwargs)
 
+    @_flipped.writes(1)
     def at(self, a, indices, b=None, /):
         """Unbuffered in place: repeated indices apply the operation again each time."""
         if not isinstance(a, ndarray):

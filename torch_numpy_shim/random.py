@@ -15,7 +15,7 @@ import operator
 import numpy
 import torch
 
-from . import _dtypes, _promotion
+from . import _dtypes, _flipped, _promotion
 from ._coerce import asarray, cast_tensor, tensor_to_numpy
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
@@ -348,6 +348,7 @@ class Generator:
         order = torch.randperm(arr.shape[axis], generator=self._gen, device=self._gen.device)
         return ndarray._wrap(select(arr._t, axis, order))
 
+    @_flipped.writes(1)
     def shuffle(self, x, axis=0):
         if isinstance(x, list):
             order = torch.randperm(len(x), generator=self._gen).tolist()

@@ -326,13 +326,19 @@ def test_flips(a, data):
     check(mutated(lambda xp, a: xp.flip(a, ())), a)  # nothing reversed: a view in both
 
 
-def test_flips_copy_where_numpy_would_need_negative_strides():
-    """The documented deviation: NumPy's flip is a view with negative strides; the
-    shim's is a copy (torch has no negative strides), so writes do not reach the input."""
-    a = shim.arange(4)
-    for flipped in (shim.flip(a), shim.flipud(a), shim.fliplr(a.reshape(2, 2)), shim.rot90(a.reshape(2, 2))):
-        shim.copyto(flipped, 9)
-    assert shim.to_numpy(a).tolist() == [0, 1, 2, 3]
+def test_flips_write_through_as_numpy_views():
+    """NumPy's flip is a view with negative strides; the shim's is a copy (torch has no
+    negative strides) kept in step with its source: writes reach the input, and writes
+    into the input reach every reversed copy still alive (tests/shim/test_reversed_views.py)."""
+    results = []
+    for xp in (numpy, shim):
+        a = xp.arange(4)
+        flips = (xp.flip(a), xp.flipud(a), xp.fliplr(a.reshape(2, 2)), xp.rot90(a.reshape(2, 2)))
+        for k, flipped in enumerate(flips):
+            xp.copyto(flipped, 9 + k)
+            a[k] = -k
+        results.append([shim.to_numpy(a).tolist()] + [shim.to_numpy(f).tolist() for f in flips])
+    assert results[0] == results[1]
 
 
 @given(any_arrays(ALL_DIMS), st.data())

@@ -1,0 +1,81 @@
+"""Reversed views held as copies: torch has no negative strides, so ``a[::-1]``,
+``np.flip(a)`` and ``np.rot90(a)`` are flipped copies in the shim where NumPy gives views.
+A copy and its source agree until one of them is written, after which NumPy's view sees
+the write and a copy would not. So each such copy is registered with the memory it
+reverses, and every write the shim makes into an array is followed by ``written``: a write
+into a registered copy (or a view of it) is written back into its source, and a write into
+a source refreshes its live copies, as if they were views."""
+import functools
+import weakref
+
+from ._detours import movable, restored
+from ._ndarray import ndarray
+
+__all__ = ["register", "written", "writes"]
+
+_LIVE = {}   # id(copy) -> _Link
+
+
+class _Link:
+    """``copy`` holds ``flip(view, dims).permute(perm)``; ``source`` is the root of ``view``."""
+
+    __slots__ = ("ref", "source", "view", "dims", "perm")
+
+    def __init__(self, ref, source, view, dims, perm):
+        self.ref, self.source, self.view, self.dims, self.perm = ref, source, view, dims, perm
+
+    def pull(self, copy):
+        value = movable(self.view).flip(self.dims)
+        copy._t.copy_(restored(value if self.perm is None else value.permute(self.perm), copy._t.dtype))
+
+    def push(self, copy):
+        value = movable(copy._t)
+        if self.perm is not None:
+            value = value.permute(tuple(sorted(range(len(self.perm)), key=self.perm.__getitem__)))
+        self.view.copy_(restored(value.flip(self.dims), self.view.dtype))
+
+
+def _root(arr):
+    return arr._base if arr._base is not None else arr
+
+
+def register(copy, source, view, dims, perm=None):
+    """``copy`` (a fresh ndarray) stands for the view ``flip(view, dims).permute(perm)``
+    of ``source``'s memory (``view`` a tensor view of ``source``); returns ``copy``."""
+    key = id(copy)
+    ref = weakref.ref(copy, lambda _ref, key=key: _LIVE.pop(key, None))
+    _LIVE[key] = _Link(ref, _root(source), view, tuple(dims), None if perm is None else tuple(perm))
+    return copy
+
+
+def written(arr):
+    """The shim has just written into ``arr``: bring reversed copies and sources in line."""
+    if _LIVE and isinstance(arr, ndarray):
+        links = [(link, link.ref()) for link in list(_LIVE.values())]
+        _propagate(_root(arr), [(link, copy) for link, copy in links if copy is not None], None)
+
+
+def _propagate(root, links, came_from):
+    """``root`` was written: push it into its source if it is a copy, pull its copies
+    from it; ``came_from`` is the link the write arrived through (not sent back)."""
+    for link, copy in links:
+        if link is not came_from and copy is root:
+            link.push(copy)
+            _propagate(link.source, links, link)
+    for link, copy in links:
+        if link is not came_from and link.source is root:
+            link.pull(copy)
+            _propagate(copy, links, link)
+
+
+def writes(position):
+    """Decorate a shim function that writes into its argument at ``position``."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            result = fn(*args, **kwargs)
+            if _LIVE:
+                written(args[position])
+            return result
+        return wrapper
+    return decorate
