@@ -32,6 +32,11 @@ class Condition:
         return f"{self.name} (torch threads: {self.threads}{busy})"
 
 
+def load_now():
+    """The 1-minute load average, to report beside each condition's times."""
+    return os.getloadavg()[0]
+
+
 def usable_cores():
     """Cores this process may run on (affinity), which is what a busy machine takes away."""
     try:

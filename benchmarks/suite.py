@@ -1,8 +1,9 @@
 """The benchmark suite: real NumPy workloads through NumPy, npcompile and torch.compile.
 
-    python -m benchmarks.suite                       # the main job: every workload, three conditions
+    python -m benchmarks.suite                       # the main job: every workload, default and small
+                                                     # sizes, three conditions
     python -m benchmarks.suite --quick               # tiny sizes, two repeats: a smoke run (about a minute)
-    python -m benchmarks.suite --only softmax,jacobi_2d --conditions default
+    python -m benchmarks.suite --only softmax,jacobi_2d --conditions default --size small
     python -m benchmarks.suite --save                # also update the README's figures
 
 For each workload, in one process and on the same inputs: NumPy (the oracle), then
@@ -12,11 +13,14 @@ workload's tolerance); compile time is the first call's time minus a steady call
 Steady per-call times are measured in alternating rounds (NumPy, npcompile,
 torch.compile, NumPy, ...; best round kept), once per *condition*: ``default`` (torch's
 default thread count, as users run it), ``one_thread``, and ``contended`` (default
-threads while one busy process per core runs; see conditions.py). Graphs and breaks come
-from ``npcompile.explain`` (a fresh eager trace, so they cost no extra compile).
+threads while one busy process per core runs; see conditions.py), each at every size
+asked for (``default``: NumPy 1-50 ms a call; ``small``: about 50 us, where per-call
+overhead and thread start-up decide). Graphs and breaks come from ``npcompile.explain``
+(a fresh eager trace, so they cost no extra compile).
 
-Prints a table (the first condition), geometric-mean speedups per condition, the
-workloads slower than NumPy, and a memory-bandwidth line. Writes ``report.json``,
+Prints, per size, a table (the first condition) and a table of every condition's
+speedups, geometric-mean speedups per condition, the workloads slower than NumPy, the
+load average after each condition's rounds; then a memory-bandwidth line. Writes ``report.json``,
 ``table.txt`` (what was printed) and ``speedups.png`` into a fresh folder under
 ``benchmarks/results/runs/`` (git-ignored); ``--save`` also writes them to
 ``benchmarks/results/latest.*`` and ``speedups.png``, the figures the README cites.
@@ -37,8 +41,8 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.conditions import entered, standard_conditions
-from benchmarks.workloads import by_name
+from benchmarks.conditions import entered, load_now, standard_conditions
+from benchmarks.workloads import SIZES, by_name
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 SYSTEMS = ("npcompile", "torch.compile")
@@ -192,10 +196,11 @@ def run_workload(workload, size, compilers, timing, log=print, conditions=None, 
         if system == "npcompile":
             record[system].update(graph_structure(workload, args, compiled))
     conditions = conditions or standard_conditions("default")
-    record["conditions"] = {}
+    record["conditions"], record["load"] = {}, {}
     for condition in conditions:
         with entered(condition, default_threads or _torch_threads()):
             seconds = alternating_seconds(functions, args, timing)
+            record["load"][condition.name] = load_now()
         record["conditions"][condition.name] = {name: s * 1e3 for name, s in seconds.items()}
     first = record["conditions"][conditions[0].name]
     record["numpy_ms"] = first["numpy"]
@@ -236,6 +241,29 @@ def condition_lines(records, conditions):
             lines.append(f"{condition.describe()}: {system} geometric mean {geometric_mean(speedups.values()):.2f}x "
                          f"over {len(speedups)}; slower than NumPy by >10%: {', '.join(slow) or 'none'}")
     return lines
+
+
+def condition_table(records, conditions, system="npcompile"):
+    """Per workload and condition: NumPy's and ``system``'s milliseconds and the speedup
+    (correct results only), then the load average after each condition's rounds."""
+    header = ["workload"] + [f"{c.name} {column}" for c in conditions for column in ("np ms", "npc ms", "x")]
+    rows = []
+    for r in records:
+        row = [r["name"]]
+        for c in conditions:
+            times = r.get("conditions", {}).get(c.name, {})
+            ok = r.get(system, {}).get("status") == "ok" and bool(times.get(system))
+            row += [_fmt(times.get("numpy"), ".3f"), _fmt(times[system] if ok else None, ".3f"),
+                    _fmt(times["numpy"] / times[system] if ok else None, ".2f")]
+        rows.append(row)
+    widths = [max(len(row[i]) for row in [header] + rows) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+             for row in [header] + rows]
+    lines.insert(1, "-" * len(lines[0]))
+    loads = {c.name: [r["load"][c.name] for r in records if c.name in r.get("load", {})] for c in conditions}
+    lines.append("load average (1 min) after the rounds: " + ", ".join(
+        f"{name} {min(v):.1f}-{max(v):.1f}" for name, v in loads.items() if v))
+    return "\n".join(lines)
 
 
 # ---- memory bandwidth --------------------------------------------------------------------
@@ -404,7 +432,9 @@ def parse_args(argv):
     parser.add_argument("--quick", action="store_true",
                         help="tiny sizes and two repeats, default condition only: a smoke run")
     parser.add_argument("--only", default="", help="comma-separated workload names (default: all)")
-    parser.add_argument("--size", choices=("default", "tiny"), default=None)
+    parser.add_argument("--size", default=None,
+                        help=f"comma-separated, out of {', '.join(SIZES)} (default: default,small; "
+                             "--quick: tiny)")
     parser.add_argument("--threads", default="default",
                         help="torch's thread count for the default condition: 'default' (torch's own "
                              "choice, as users run it) or a number")
@@ -452,12 +482,20 @@ def _conditions(options):
                                                       "default,one_thread,contended"))
 
 
+def _sizes(options):
+    sizes = [n.strip() for n in (options.size or ("tiny" if options.quick else "default,small")).split(",")]
+    unknown = [n for n in sizes if n not in SIZES]
+    if unknown:
+        raise SystemExit(f"unknown sizes {unknown}; choose from {', '.join(SIZES)}")
+    return sizes
+
+
 def main(argv=None):
     options = parse_args(argv)
     if options.device == "cuda":
         from benchmarks.device import require_cuda
         gpu = require_cuda()
-    size = options.size or ("tiny" if options.quick else "default")
+    sizes = _sizes(options)
     timing = QUICK_TIMING if options.quick else FULL_TIMING
     names = [n.strip() for n in options.only.split(",") if n.strip()]
     conditions = _conditions(options)
@@ -474,7 +512,8 @@ def main(argv=None):
         torch._inductor.config.force_disable_caches = True
     info = machine_info()
     info["conditions"] = [c.describe() for c in conditions]
-    say(f"npcompile benchmark suite: size={size}, repeats={timing.repeats}, torch threads={default_threads}, "
+    say(f"npcompile benchmark suite: sizes={','.join(sizes)}, repeats={timing.repeats}, "
+        f"torch threads={default_threads}, "
         f"cpus={info['cpu_count']}, numpy {info['numpy']}, torch {info['torch']}, load average "
         f"{os.getloadavg()[0]:.1f}; conditions: {', '.join(info['conditions'])}")
 
@@ -487,9 +526,9 @@ def main(argv=None):
         + ", ".join(f"{system} {seconds:.1f} s" for system, seconds in info["warm_up_s"].items()))
     records = []
     suite_start = time.perf_counter()
-    workloads = by_name(names)
-    for i, workload in enumerate(workloads, 1):
-        print(f"[{i}/{len(workloads)}] {workload.name} ({time.perf_counter() - suite_start:.0f} s elapsed)",
+    runs = [(workload, size) for size in sizes for workload in by_name(names)]
+    for i, (workload, size) in enumerate(runs, 1):
+        print(f"[{i}/{len(runs)}] {workload.name}, {size} size ({time.perf_counter() - suite_start:.0f} s elapsed)",
               flush=True)
         records.append(run_workload(workload, size, compilers, timing, log=lambda m: print(m, flush=True),
                                     conditions=conditions, default_threads=default_threads))
@@ -498,16 +537,24 @@ def main(argv=None):
     bandwidth = memory_bandwidth(mebibytes=8 if options.quick else 64,
                                  rounds=3 if options.quick else 10, compile_fn=compilers["npcompile"])
 
-    say()
-    say(f"Condition of the table: {conditions[0].describe()}")
-    say(format_table(records))
+    for size in sizes:
+        at_size = [r for r in records if r["size"] == size]
+        say()
+        say(f"== {size} size; condition of the table: {conditions[0].describe()}")
+        say(format_table(at_size))
+        say()
+        for line in summary_lines(at_size) + condition_lines(at_size, conditions):
+            say(line)
+        say()
+        say(f"npcompile under each condition ({size} size; x = NumPy's time / npcompile's, same condition):")
+        say(condition_table(at_size, conditions))
     say()
     gpu_lines = device_bandwidth_lines() if options.device == "cuda" else []
-    for line in summary_lines(records) + condition_lines(records, conditions) + bandwidth_lines(bandwidth) + gpu_lines:
+    for line in bandwidth_lines(bandwidth) + gpu_lines:
         say(line)
     say(f"total {time.perf_counter() - suite_start:.0f} s, load average at the end {os.getloadavg()[0]:.1f}")
 
-    report = {"machine": info, "size": size, "timing": dataclasses.asdict(timing),
+    report = {"machine": info, "sizes": sizes, "timing": dataclasses.asdict(timing),
               "workloads": records, "bandwidth": bandwidth}
     targets = [(folder / "report.json", folder / "table.txt", folder / "speedups.png")]
     if options.save:
@@ -515,7 +562,7 @@ def main(argv=None):
     for json_path, text_path, chart_path in targets:
         json_path.write_text(json.dumps(report, indent=1))
         text_path.write_text("\n".join(say.lines) + "\n")
-        write_chart(records, chart_path)
+        write_chart([r for r in records if r["size"] == sizes[0]], chart_path)
         print(f"wrote {json_path}, {text_path} and {chart_path}", flush=True)
 
 

@@ -1,9 +1,11 @@
 """Real scientific NumPy workloads, written as ordinary NumPy, for the benchmark suite.
 
 Each ``Workload`` pairs a function with an input builder. ``default`` sizes make NumPy
-take roughly 1-50 ms a call on one core; ``tiny`` sizes are for smoke tests. Inputs are
-built deterministically (``numpy.random.default_rng(seed)``). The functions never mutate
-their arguments, so repeated timed calls see the same inputs.
+take roughly 1-50 ms a call on one core; ``small`` sizes about 50 us where NumPy's own
+per-call cost allows (workloads of hundreds of small ops take longer at any size): the
+size where per-call overhead and thread start-up decide. ``tiny`` sizes are for smoke
+tests. Inputs are built deterministically (``numpy.random.default_rng(seed)``). The
+functions never mutate their arguments, so repeated timed calls see the same inputs.
 
 Loops with a fixed trip count are ordinary Python loops (a compiler must unroll them or
 drive them); ``newton_cuberoot`` loops until convergence, which no whole-function graph
@@ -14,7 +16,7 @@ from typing import Callable
 
 import numpy as np
 
-SIZES = ("default", "tiny")
+SIZES = ("default", "small", "tiny")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -34,10 +36,10 @@ class Workload:
 WORKLOADS = []
 
 
-def workload(default, tiny, inputs, rtol=1e-7, atol=1e-9):
+def workload(default, small, tiny, inputs, rtol=1e-7, atol=1e-9):
     """Register the decorated function; ``inputs(rng, n)`` builds its arguments for size ``n``."""
     def register(fn):
-        WORKLOADS.append(Workload(fn.__name__, fn, inputs, {"default": default, "tiny": tiny},
+        WORKLOADS.append(Workload(fn.__name__, fn, inputs, {"default": default, "small": small, "tiny": tiny},
                                   rtol, atol, seed=len(WORKLOADS)))
         return fn
     return register
@@ -58,7 +60,7 @@ def by_name(names=None):
 JACOBI_SWEEPS = 20
 
 
-@workload(default=256, tiny=10, inputs=lambda rng, n: (rng.random((n, n)), rng.standard_normal((n, n))))
+@workload(default=256, small=16, tiny=10, inputs=lambda rng, n: (rng.random((n, n)), rng.standard_normal((n, n))))
 def jacobi_2d(u, f):
     """Jacobi sweeps for the Poisson equation -lap(u) = f on a unit square, fixed boundary."""
     h2 = (1.0 / (u.shape[0] - 1)) ** 2
@@ -73,7 +75,7 @@ HEAT_STEPS = 8
 HEAT_ALPHA = 0.1
 
 
-@workload(default=64, tiny=6, inputs=lambda rng, n: (rng.random((n, n, n)),))
+@workload(default=64, small=10, tiny=6, inputs=lambda rng, n: (rng.random((n, n, n)),))
 def heat_3d(u):
     """Explicit 7-point heat-equation steps on a cube (Dirichlet boundary kept)."""
     u = u.copy()
@@ -88,7 +90,7 @@ ADVECTION_STEPS = 10
 ADVECTION_CFL = 0.4
 
 
-@workload(default=256, tiny=8, inputs=lambda rng, n: (rng.random((n, n)), rng.standard_normal((n, n)),
+@workload(default=256, small=16, tiny=8, inputs=lambda rng, n: (rng.random((n, n)), rng.standard_normal((n, n)),
                                                rng.standard_normal((n, n))))
 def advection_upwind(q, vx, vy):
     """First-order upwind finite-volume advection on a periodic grid (velocity of either sign)."""
@@ -104,7 +106,7 @@ WAVE_STEPS = 10
 WAVE_C2 = 0.25
 
 
-@workload(default=80_000, tiny=16, inputs=lambda rng, n: (np.sin(np.linspace(0, 20 * np.pi, n)),
+@workload(default=80_000, small=4000, tiny=16, inputs=lambda rng, n: (np.sin(np.linspace(0, 20 * np.pi, n)),
                                                     np.sin(np.linspace(0.01, 20 * np.pi + 0.01, n))))
 def wave_1d(u, u_prev):
     """Leapfrog steps of the 1-D wave equation with fixed ends."""
@@ -120,7 +122,7 @@ def wave_1d(u, u_prev):
 GAUSS_TAPS = np.array([1.0, 6.0, 15.0, 20.0, 15.0, 6.0, 1.0]) / 64.0
 
 
-@workload(default=768, tiny=12, inputs=lambda rng, n: (rng.random((n, n)),))
+@workload(default=768, small=128, tiny=12, inputs=lambda rng, n: (rng.random((n, n)),))
 def gaussian_filter(image):
     """Separable 7-tap binomial (Gaussian) blur, valid region, by shifted slices."""
     k = GAUSS_TAPS
@@ -137,7 +139,7 @@ def gaussian_filter(image):
 LIFE_GENERATIONS = 10
 
 
-@workload(default=512, tiny=8, inputs=lambda rng, n: (rng.random((n, n)) < 0.3,))
+@workload(default=512, small=16, tiny=8, inputs=lambda rng, n: (rng.random((n, n)) < 0.3,))
 def game_of_life(board):
     """Conway's game of life on a torus: neighbour counts by rolls, rules by boolean algebra.
 
@@ -167,8 +169,8 @@ SOFTENING = 0.01
 NBODY_DT = 0.01
 
 
-@workload(default=384, tiny=5, inputs=lambda rng, n: (rng.standard_normal((n, 3)), rng.standard_normal((n, 3)) * 0.1,
-                                               rng.random(n) + 0.5))
+@workload(default=384, small=40, tiny=5,
+          inputs=lambda rng, n: (rng.standard_normal((n, 3)), rng.standard_normal((n, 3)) * 0.1, rng.random(n) + 0.5))
 def nbody_step(pos, vel, mass):
     """One leapfrog (kick-drift) step of an all-pairs softened gravitational N-body system."""
     d = pos[None, :, :] - pos[:, None, :]
@@ -181,7 +183,7 @@ def nbody_step(pos, vel, mass):
 LJ_EPS, LJ_SIGMA = 1.0, 1.0
 
 
-@workload(default=500, tiny=6, inputs=lambda rng, n: (rng.random((n, 3)) * (n ** (1 / 3)) * 1.5,))
+@workload(default=500, small=40, tiny=6, inputs=lambda rng, n: (rng.random((n, 3)) * (n ** (1 / 3)) * 1.5,))
 def lennard_jones_energy(pos):
     """Total Lennard-Jones energy over distinct pairs (upper triangle by an index mask)."""
     n = pos.shape[0]
@@ -201,7 +203,7 @@ def _lorenz(state):
     return np.stack([LORENZ_SIGMA * (y - x), x * (LORENZ_RHO - z) - y, x * y - LORENZ_BETA * z])
 
 
-@workload(default=100_000, tiny=7, inputs=lambda rng, n: (rng.standard_normal((3, n)) * 5.0,))
+@workload(default=100_000, small=500, tiny=7, inputs=lambda rng, n: (rng.standard_normal((3, n)) * 5.0,))
 def lorenz_rk4(state):
     """Classical RK4 steps for an ensemble of Lorenz-63 systems (a helper function inlined)."""
     for _ in range(RK4_STEPS):
@@ -216,7 +218,7 @@ def lorenz_rk4(state):
 MANDEL_ITERS = 30
 
 
-@workload(default=(240, 360), tiny=(5, 7), inputs=lambda rng, n: (
+@workload(default=(240, 360), small=(16, 24), tiny=(5, 7), inputs=lambda rng, n: (
     np.linspace(-2.0, 0.6, n[1])[None, :] + 1j * np.linspace(-1.2, 1.2, n[0])[:, None],))
 def mandelbrot(c):
     """Escape-time counts for a complex grid, a fixed number of iterations."""
@@ -233,7 +235,7 @@ def mandelbrot(c):
 HORNER_COEFFS = (0.5, -1.25, 2.0, 0.75, -0.3, 0.1, -0.02, 0.004, -0.0005, 0.00002)
 
 
-@workload(default=1_000_000, tiny=11, inputs=lambda rng, n: (rng.uniform(-2.0, 2.0, n),))
+@workload(default=1_000_000, small=20_000, tiny=11, inputs=lambda rng, n: (rng.uniform(-2.0, 2.0, n),))
 def horner_polynomial(x):
     """A degree-9 polynomial by Horner's rule, a Python loop over the coefficients."""
     y = np.full_like(x, HORNER_COEFFS[0])
@@ -242,8 +244,8 @@ def horner_polynomial(x):
     return y
 
 
-@workload(default=(1200, 800, 64), tiny=(5, 4, 3), inputs=lambda rng, n: (rng.standard_normal((n[0], n[2])),
-                                                                   rng.standard_normal((n[1], n[2]))))
+@workload(default=(1200, 800, 64), small=(120, 80, 64), tiny=(5, 4, 3),
+          inputs=lambda rng, n: (rng.standard_normal((n[0], n[2])), rng.standard_normal((n[1], n[2]))))
 def pairwise_distances(x, y):
     """Euclidean distance matrix through the Gram trick, clipped at zero before the root."""
     sq = np.sum(x * x, axis=1)[:, None] + np.sum(y * y, axis=1)[None, :] - 2.0 * x @ y.T
@@ -264,8 +266,8 @@ def _cnd(d):
     return np.where(d > 0, 1.0 - ret, ret)
 
 
-@workload(default=400_000, tiny=9, inputs=lambda rng, n: (rng.uniform(5.0, 30.0, n), rng.uniform(1.0, 100.0, n),
-                                                   rng.uniform(0.25, 10.0, n)))
+@workload(default=400_000, small=1000, tiny=9,
+          inputs=lambda rng, n: (rng.uniform(5.0, 30.0, n), rng.uniform(1.0, 100.0, n), rng.uniform(0.25, 10.0, n)))
 def black_scholes(price, strike, years):
     """European call and put prices for a book of options."""
     sqrt_t = np.sqrt(years)
@@ -277,7 +279,7 @@ def black_scholes(price, strike, years):
     return call, put
 
 
-@workload(default=(2000, 500), tiny=(3, 5), inputs=lambda rng, n: (rng.standard_normal(n) * 10.0,))
+@workload(default=(2000, 500), small=(64, 500), tiny=(3, 5), inputs=lambda rng, n: (rng.standard_normal(n) * 10.0,))
 def softmax(logits):
     """Row-wise softmax, shifted by the row maximum for stability."""
     shifted = logits - np.max(logits, axis=1, keepdims=True)
@@ -285,14 +287,15 @@ def softmax(logits):
     return e / np.sum(e, axis=1, keepdims=True)
 
 
-@workload(default=(2000, 500), tiny=(3, 5), inputs=lambda rng, n: (rng.standard_normal(n) * 30.0,))
+@workload(default=(2000, 500), small=(64, 500), tiny=(3, 5), inputs=lambda rng, n: (rng.standard_normal(n) * 30.0,))
 def logsumexp(x):
     """Row-wise log-sum-exp with the max trick."""
     m = np.max(x, axis=1)
     return m + np.log(np.sum(np.exp(x - m[:, None]), axis=1))
 
 
-@workload(default=(4000, 250), tiny=(6, 3), inputs=lambda rng, n: (rng.standard_normal(n) * 3.0 + 1.0,))
+@workload(default=(4000, 250), small=(100, 250), tiny=(6, 3),
+          inputs=lambda rng, n: (rng.standard_normal(n) * 3.0 + 1.0,))
 def zscore(x):
     """Column standardization: (x - mean) / std, guarded against constant columns."""
     mu = x.mean(axis=0)
@@ -303,15 +306,16 @@ def zscore(x):
 ROLLING_WINDOW = 64
 
 
-@workload(default=1_000_000, tiny=80, inputs=lambda rng, n: (np.cumsum(rng.standard_normal(n)),))
+@workload(default=1_000_000, small=20_000, tiny=80, inputs=lambda rng, n: (np.cumsum(rng.standard_normal(n)),))
 def rolling_mean(x):
     """Moving average over a window, by differences of a cumulative sum."""
     c = np.cumsum(np.concatenate((np.zeros(1), x)))
     return (c[ROLLING_WINDOW:] - c[:-ROLLING_WINDOW]) / ROLLING_WINDOW
 
 
-@workload(default=(500, 1000), tiny=(3, 6), inputs=lambda rng, n: (np.sin(np.linspace(0, 6, n[1]))[None, :]
-                                                            * rng.random((n[0], 1)) + 0.1 * rng.random(n),))
+@workload(default=(500, 1000), small=(16, 1000), tiny=(3, 6),
+          inputs=lambda rng, n: (np.sin(np.linspace(0, 6, n[1]))[None, :] * rng.random((n[0], 1))
+                                 + 0.1 * rng.random(n),))
 def cumulative_trapezoid(y):
     """Running trapezoid-rule integral of each row (a cumsum scan), x spacing 0.01."""
     dx = 0.01
@@ -319,7 +323,7 @@ def cumulative_trapezoid(y):
     return np.concatenate((np.zeros((y.shape[0], 1)), np.cumsum(areas, axis=1)), axis=1)
 
 
-@workload(default=400_000, tiny=13, inputs=lambda rng, n: (rng.standard_normal(n) * 1.5,))
+@workload(default=400_000, small=4000, tiny=13, inputs=lambda rng, n: (rng.standard_normal(n) * 1.5,))
 def binning_where(x):
     """Bin labels by a chain of np.where (no histogram), then per-bin sums by masks."""
     labels = np.where(x < -1.0, 0, np.where(x < 0.0, 1, np.where(x < 1.0, 2, 3)))
@@ -330,7 +334,7 @@ def binning_where(x):
 NEWTON_TOL = 1e-12
 
 
-@workload(default=300_000, tiny=10, inputs=lambda rng, n: (rng.uniform(0.5, 1000.0, n),))
+@workload(default=300_000, small=200, tiny=10, inputs=lambda rng, n: (rng.uniform(0.5, 1000.0, n),))
 def newton_cuberoot(a):
     """Cube roots by Newton's method until every update is below tolerance: the loop
     condition reads the data, so a compiler must leave the graph at each test."""
@@ -346,7 +350,7 @@ def newton_cuberoot(a):
 KMEANS_K = 16
 
 
-@workload(default=(12000, 8), tiny=(20, 2), inputs=lambda rng, n: (rng.standard_normal(n) * 3.0,
+@workload(default=(12000, 8), small=(100, 8), tiny=(20, 2), inputs=lambda rng, n: (rng.standard_normal(n) * 3.0,
                                                            rng.standard_normal((KMEANS_K, n[1])) * 3.0))
 def kmeans_step(points, centroids):
     """One Lloyd iteration: nearest centroid by broadcast distances, then means via a one-hot
@@ -361,7 +365,7 @@ def kmeans_step(points, centroids):
     return new, labels, inertia
 
 
-@workload(default=(512, 256, 512, 10), tiny=(3, 4, 5, 2), inputs=lambda rng, n: (
+@workload(default=(512, 256, 512, 10), small=(32, 64, 128, 10), tiny=(3, 4, 5, 2), inputs=lambda rng, n: (
     rng.standard_normal((n[0], n[1])), rng.standard_normal((n[1], n[2])) / np.sqrt(n[1]),
     rng.standard_normal(n[2]) * 0.1, rng.standard_normal((n[2], n[2])) / np.sqrt(n[2]),
     rng.standard_normal(n[2]) * 0.1, rng.standard_normal((n[2], n[3])) / np.sqrt(n[2])))
@@ -374,7 +378,8 @@ def mlp_forward(x, w1, b1, w2, b2, w3):
     return e / e.sum(axis=1, keepdims=True)
 
 
-@workload(default=320, tiny=4, inputs=lambda rng, n: tuple(rng.standard_normal((n, n)) / np.sqrt(n) for _ in range(4)))
+@workload(default=320, small=64, tiny=4,
+          inputs=lambda rng, n: tuple(rng.standard_normal((n, n)) / np.sqrt(n) for _ in range(4)))
 def matrix_chain(a, b, c, d):
     """A chain of matrix products with an elementwise nonlinearity in the middle."""
     return (a @ b) @ np.tanh(c @ d) @ a.T

@@ -166,3 +166,45 @@ def test_main_writes_an_untracked_folder_unless_asked_to_save(tmp_path, monkeypa
     assert not (tmp_path / "results" / "latest.txt").exists()
     suite.main(["--quick", "--only", "softmax", "--warm-cache", "--save"])
     assert "softmax" in (tmp_path / "results" / "latest.txt").read_text()
+
+
+@pytest.mark.parametrize("workload", WORKLOADS, ids=lambda w: w.name)
+def test_small_size_lies_between_tiny_and_default(workload):
+    """Every workload has a small size (NumPy about 50 us a call): its inputs hold more
+    elements than the tiny ones and fewer than the default ones."""
+    elements = {size: sum(np.asarray(a).size for a in workload.inputs(size)) for size in ("tiny", "small", "default")}
+    assert elements["tiny"] <= elements["small"] < elements["default"]
+    small = workload.inputs("small")
+    workload.fn(*copy.deepcopy(small))
+
+
+def test_condition_table_lists_every_condition_and_the_load():
+    from benchmarks.conditions import standard_conditions
+    chosen = standard_conditions("default,one_thread")
+    records = [{"name": "fast", "npcompile": {"status": "ok"}, "load": {"default": 0.5, "one_thread": 1.5},
+                "conditions": {"default": {"numpy": 4.0, "npcompile": 2.0},
+                               "one_thread": {"numpy": 4.0, "npcompile": 8.0}}},
+               {"name": "wrong", "npcompile": {"status": "MISMATCH result"}, "load": {"default": 2.5},
+                "conditions": {"default": {"numpy": 1.0, "npcompile": 1.0}}}]
+    lines = suite.condition_table(records, chosen).splitlines()
+    assert lines[0].split() == ["workload", "default", "np", "ms", "default", "npc", "ms", "default", "x",
+                                "one_thread", "np", "ms", "one_thread", "npc", "ms", "one_thread", "x"]
+    assert lines[2].split() == ["fast", "4.000", "2.000", "2.00", "4.000", "8.000", "0.50"]
+    assert lines[3].split() == ["wrong", "1.000", "-", "-", "-", "-", "-"]
+    assert lines[4] == "load average (1 min) after the rounds: default 0.5-2.5, one_thread 1.5-1.5"
+
+
+def test_main_measures_every_size_asked_for(tmp_path, monkeypatch):
+    eager = {"npcompile": lambda fn: npcompile.jit(fn, backend="eager")}
+    monkeypatch.setattr(suite, "default_compilers", lambda: eager)
+    monkeypatch.setattr(suite, "memory_bandwidth", lambda **kw: {"mebibytes": 1, "gbps": {"copyto": 1.0}})
+    out = tmp_path / "run"
+    suite.main(["--quick", "--only", "softmax", "--size", "tiny,small", "--warm-cache", "--out", str(out)])
+    report = json.loads((out / "report.json").read_text())
+    assert report["sizes"] == ["tiny", "small"]
+    assert [(r["name"], r["size"]) for r in report["workloads"]] == [("softmax", "tiny"), ("softmax", "small")]
+    assert all(set(r["load"]) == {"default"} for r in report["workloads"])
+    text = (out / "table.txt").read_text()
+    assert "== tiny size" in text and "== small size" in text and "load average (1 min) after the rounds" in text
+    with pytest.raises(SystemExit, match="unknown sizes"):
+        suite.main(["--quick", "--size", "huge", "--out", str(out)])
