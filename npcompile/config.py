@@ -18,9 +18,13 @@ trace_numpy = True
 compile = "blocking"
 #: Debug mode: run jitted functions eagerly on the pure shim (no tracing, no compiling).
 eager_shim = False
-#: Largest number of graph nodes a Python loop may unroll into before it is captured
-#: as a body segment driven by the runtime.
-unroll_budget = 2000
+#: Graph nodes a Python loop may unroll into (its trip count times its body's nodes, the
+#: graph before it included). A loop that would exceed it ends the segment at its first
+#: back edge: its body is traced once, the loop variable symbolic, and driven by the
+#: runtime (see trace/loops.py). Bounds compile time by the source, not the trip count.
+loop_unroll_nodes = 600
+#: Most iterations of one loop unrolled into a graph, even of a body with no graph nodes.
+loop_unroll_trips = 1024
 #: Maximum depth of inlined user-function calls.
 inline_depth_limit = 64
 

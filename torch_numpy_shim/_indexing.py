@@ -105,12 +105,31 @@ def _forward_slice(s, size):
     if s.start is None and s.stop is None:  # a[::-k] without guarding on the size
         k = -s.step if not isinstance(size, int) else builtins.min(-s.step, builtins.max(size, 1))
         return slice((size - 1) % k, None, k), True
+    if s.step == -1 and any(isinstance(b, torch.SymInt) for b in (s.start, s.stop, size)):
+        return _backward_symbolic(s, size)
     start, stop, step = s.indices(size)
     count = len(range(start, stop, step))
     if count == 0:
         return slice(0, 0, 1), False
     lowest = start + (count - 1) * step
     return slice(lowest, start + 1, builtins.min(-step, builtins.max(size, 1))), True
+
+
+def _backward_symbolic(s, size):
+    """``slice.indices`` for step -1 with symbolic bounds (``r[k - 1::-1]`` in a loop body
+    traced with ``k`` symbolic): comparisons guard ranges instead of specializing ``k``."""
+    def clamp(bound):
+        if bound < 0:
+            bound = bound + size
+        if bound < 0:
+            return -1
+        return size - 1 if bound >= size else bound
+
+    start = size - 1 if s.start is None else clamp(s.start)
+    stop = -1 if s.stop is None else clamp(s.stop)
+    if start <= stop:
+        return slice(0, 0, 1), False
+    return slice(stop + 1, start + 1, 1), True
 
 
 class _Key:
@@ -284,9 +303,26 @@ class _Fancy:
         return out.movedim(tuple(range(nb)), tuple(range(at, at + nb))) if at and nb else out
 
 
+def _view(t, view_key):
+    """``t[view_key]``, except that a symbolic int index (a loop variable traced as a
+    symbol) goes through ``select``: torch's own indexing would specialize it."""
+    if not any(isinstance(k, torch.SymInt) for k in view_key):
+        return t[view_key]
+    out = t[tuple(slice(None) if isinstance(k, torch.SymInt) else k for k in view_key)]
+    dim, chosen = 0, []
+    for k in view_key:
+        if isinstance(k, torch.SymInt):
+            chosen.append((dim, k))
+        if not isinstance(k, int):
+            dim += 1
+    for dim, k in reversed(chosen):
+        out = out.select(dim, k)
+    return out
+
+
 def getitem(arr, key):
     key = _Key(arr, key)
-    view = arr._t[key.view_key]
+    view = _view(arr._t, key.view_key)
     if key.advanced:
         moved = movable(view)
         if key.flips:
@@ -370,7 +406,7 @@ def setitem(arr, key, value):
         raise TypeError(f"'numpy.{arr.dtype.name}' object does not support item assignment")
     key = _Key(arr, key)
     dt = arr.dtype
-    view = movable(arr._t[key.view_key])
+    view = movable(_view(arr._t, key.view_key))
     if key.scalar:
         path = "element"
     elif not key.advanced or key.zero_dim_fancy:

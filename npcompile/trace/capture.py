@@ -13,7 +13,7 @@ from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, Stateles
 from torch_numpy_shim import _errors as shim_errors
 
 from ..errors import GraphBreak, RestartTrace
-from . import fp_state, outputs, resident, sources
+from . import fp_state, liveness, outputs, resident, sources
 from .interpreter import ArrayInput, Tracer, negative_strides, supported_dtype
 from .resident import DeviceArray
 
@@ -138,7 +138,9 @@ def resume_roots(frames):
     roots = []
     for k, frame in enumerate(frames):
         base = sources.Source(f"L[{k}]", f"frame {k}")
-        roots += [(v, sources.item(sources.attribute(base, "locals"), name)) for name, v in frame.locals.items()]
+        dead = liveness.dead_locals(frame.code, frame.ip)
+        roots += [(v, sources.item(sources.attribute(base, "locals"), name)) for name, v in frame.locals.items()
+                  if name not in dead]
         roots += [(v, sources.item(sources.attribute(base, "stack"), j)) for j, v in enumerate(frame.stack)]
     return roots
 

@@ -19,7 +19,7 @@ from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from .. import config, controls
 from ..errors import GraphBreak, RestartTrace
-from . import numpy_map, scalars, sources
+from . import liveness, loops, numpy_map, scalars, sources
 from .frame import INLINED, NO_VALUE, NULL, Frame
 from .guards import Guards
 from .jitted import Jitted
@@ -103,7 +103,7 @@ class Tracer:
                  dynamic_ints=frozenset()):
         self.fn = fn
         self.dynamic_ints = dynamic_ints      # sources of ints to trace as symbols
-        self.int_examples = {}                # source expr -> value of ints traced as constants
+        self.int_examples = {}                # source expr -> value of ints (and carried scalars) traced as constants
         self.fullgraph = fullgraph
         self.bound_args = bound_args
         self.resume_frames = resume_frames    # real frames to continue from (None: a call)
@@ -131,6 +131,7 @@ class Tracer:
         self.opaque = set()                   # ids of outside objects guarded by type alone
         self.module_sources = {}              # id(shim module) -> Source of the NumPy module it stands for
         self.saw_tensor_input = False
+        self.loops = {}                       # (id(frame), back-edge offset) -> loops.LoopState
 
     # ---- running frames -----------------------------------------------------------------
     def run(self, placeholders):
@@ -162,8 +163,10 @@ class Tracer:
         self.guards.add(f"L[{k}].error_on_graph_break is {real.error_on_graph_break}",
                         f"error_on_graph_break is {real.error_on_graph_break} in frame {k}")
         self.guards.add(f"L[{k}].code is {self.guards.const(real.code)}", f"frame {k} runs {real.code.co_name}")
+        dead = liveness.dead_locals(real.code, real.ip)   # never read again: not lifted nor guarded
         for name, value in real.locals.items():
-            frame.locals[name] = self.lift(value, sources.item(sources.attribute(base, "locals"), name))
+            if name not in dead:
+                frame.locals[name] = self.lift(value, sources.item(sources.attribute(base, "locals"), name))
         frame.stack = [v if v is NULL else self.lift(v, sources.item(sources.attribute(base, "stack"), j))
                        for j, v in enumerate(real.stack)]
         for name, cell in real.cells.items():
@@ -288,6 +291,11 @@ class Tracer:
         if isinstance(value, (numpy.ndarray, torch.Tensor, DeviceArray)):
             return self.array_input(value, source)
         if isinstance(value, numpy.generic):
+            if isinstance(value, (numpy.floating, numpy.complexfloating)) and supported_dtype(value.dtype):
+                if source.expr in self.dynamic_ints:
+                    return self.scalar_input(value, source)
+                if self.resume_frames is not None:   # a value a loop may carry: traced as an input if it changes
+                    self.int_examples[source.expr] = value
             g.equals(source, value)
             return shim.dtype(value.dtype).type(value)
         if value is None or value is Ellipsis:
@@ -404,6 +412,17 @@ class Tracer:
         self.guards.type_is(source, value)
         return self.placeholders[index]
 
+    def scalar_input(self, value, source):
+        """A NumPy float or complex scalar traced as a 0-d graph input (a value a loop
+        carries from one iteration to the next, such as a recursion's coefficient)."""
+        as_array = sources.Source(f"__import__('numpy').asarray({source.expr})", source.label)
+        index = next((i for i, inp in enumerate(self.inputs) if inp.source == as_array), None)
+        if index is None:
+            self.inputs.append(ArrayInput(as_array, numpy.asarray(value)))
+            raise RestartTrace()
+        self.guards.type_is(source, value)
+        return ShimArray._wrap(self.placeholders[index], True)
+
     def wrap_foreign(self, value):
         return numpy_map.to_shim(value)
 
@@ -411,21 +430,29 @@ class Tracer:
     def back_edge(self, frame, inst):
         """A loop's jump back. The segment ends here (a loop boundary, not a failure) when
         it began inside this very loop (so a loop body is compiled once and the runtime
-        drives the iterations), or when unrolling has grown the graph past
-        ``config.unroll_budget``. Never under fullgraph or error_on_graph_break(True)."""
+        drives the iterations), or when unrolling the loop does not pay (see loops.py).
+        Never under fullgraph or error_on_graph_break(True)."""
         if frame.fullgraph or frame.error_on_graph_break:
             return
         started_inside = frame is self.start_frame and inst.argval <= self.start_offset <= inst.offset
-        if started_inside or _graph_size() > config.unroll_budget:
-            raise GraphBreak("loop boundary: the loop body is compiled once and driven by the runtime"
-                             if started_inside else
-                             f"loop unrolling passed config.unroll_budget ({config.unroll_budget} graph nodes)",
-                             "not an error: long loops are split at their back edge")
+        if started_inside:
+            raise GraphBreak("loop boundary: the loop body is compiled once and driven by the runtime",
+                             "not an error: a loop's body is a segment of its own")
+        state = self.loops.setdefault((id(frame), inst.offset), loops.LoopState())
+        if not loops.keep_unrolling(state, frame, inst, _graph_size()):
+            raise GraphBreak("loop boundary: unrolling this loop would pass config.loop_unroll_nodes "
+                             f"({config.loop_unroll_nodes} graph nodes)",
+                             "not an error: its body is compiled once and driven by the runtime")
 
     def check_iterator(self, iterator):
         if id(iterator) in self.source_of:
             raise GraphBreak("advancing an iterator from outside the segment",
                              "iterators that cross a graph break are advanced by the runtime")
+        if type(iterator) is loops.SymRangeIterator and iterator.untouched:
+            frame = self.frames[-1]
+            if not (frame.fullgraph or frame.error_on_graph_break):
+                raise GraphBreak("loop boundary: a loop over a range of symbolic length",
+                                 "not an error: its body is compiled once and driven by the runtime")
 
     # ---- names --------------------------------------------------------------------------
     def load_global(self, frame, name):
@@ -916,4 +943,5 @@ _SPECIAL_CALLS = {
     math.isnan: lambda t, a, k: _scalar_conversion(math.isnan, a, k),
     math.isfinite: lambda t, a, k: _scalar_conversion(math.isfinite, a, k),
     operator.index: lambda t, a, k: _scalar_conversion(operator.index, a, k),
+    range: lambda t, a, k: loops.make_range(*a, **k),
 }

@@ -16,7 +16,7 @@ import torch_numpy_shim as shim
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from ..errors import GraphBreak, RerunUncompiled
-from . import numpy_map, scalars
+from . import liveness, loops, numpy_map, scalars
 from .frame import NO_VALUE, NULL, Frame
 from .interpreter import Suspended
 from .resident import DeviceArray
@@ -70,6 +70,7 @@ class _Encoder:
         self.resident = resident   # arrays only frames hold may stay on the device
         self.deferred = {}         # id(array) -> (name, array): frame slots decided at the end
         self.examples = {inp.source.expr: inp.example for inp in tracer.inputs}
+        self.computed = set()      # frame slots holding values the graph computed (see Resume)
 
     def name(self, value, expression):
         name = f"v{len(self.memo)}"
@@ -130,6 +131,10 @@ class _Encoder:
         if isinstance(value, scalars.ScalarMethod) or \
                 isinstance(value, types.BuiltinMethodType) and not isinstance(value.__self__, types.ModuleType):
             return f"getattr({self(value.__self__)}, {value.__name__!r})"
+        if isinstance(value, loops.SymRange):
+            return self.name(value, f"range({self(value.start)}, {self(value.stop)}, {self(value.step)})")
+        if isinstance(value, loops.SymRangeIterator):
+            return self(value._real) if not value.untouched else self.name(value, f"iter({self(value.range)})")
         if isinstance(value, _ITERATOR_TYPES):
             rebuild_fn, args, *state = value.__reduce__()
             state = self(state[0]) if state else "None"
@@ -178,9 +183,14 @@ class _Encoder:
                 expression = f"_resident(out[{len(self.tensors) - 1}])"
             self.p.conversions.append(f"{name} = {expression}")
 
-    def frame(self, f, bottom):
-        function = self.p.const(f.function) if bottom else self(f.function)
-        locals_ = "{" + ", ".join(f"{k!r}: {self.slot(v)}" for k, v in f.locals.items()) + "}"
+    def frame(self, f, k):
+        function = self.p.const(f.function) if k == 0 else self(f.function)
+        dead = liveness.dead_locals(f.code, f.ip)   # never read again: no graph output for them
+        live = {name: v for name, v in f.locals.items() if name not in dead}
+        for name, v in live.items():
+            if _computed(v, self.tracer):
+                self.computed.add(f"L[{k}].locals[{name!r}]")
+        locals_ = "{" + ", ".join(f"{name!r}: {self.slot(v)}" for name, v in live.items()) + "}"
         stack = "[" + ", ".join(self.slot(v) for v in f.stack) + "]"
         cells = "{" + ", ".join(f"{k!r}: {self.cell(c)}" for k, c in f.cells.items()) + "}"
         yielded = "None" if f.yielded is None else self(f.yielded)
@@ -198,8 +208,8 @@ def plan(result, tracer, resident=False):
         encode.tensors.append(condition)
         p.checks.append(f"out[{len(encode.tensors) - 1}]")
     if isinstance(result, Suspended):
-        frames = [encode.frame(f, k == 0) for k, f in enumerate(result.frames)]
-        p.result = f"_Resume([{', '.join(frames)}])"
+        frames = [encode.frame(f, k) for k, f in enumerate(result.frames)]
+        p.result = f"_Resume([{', '.join(frames)}], {p.const(frozenset(encode.computed))})"
     else:
         p.result = encode(result)
     for effect in tracer.side_effects:
@@ -221,12 +231,25 @@ def plan(result, tracer, resident=False):
 
 
 class Resume:
-    """What a segment that stopped at a graph break returns: the real frames to go on with."""
+    """What a segment that stopped at a graph break returns: the real frames to go on with,
+    and ``computed``: the sources (``L[k].locals[name]``) of the ints and NumPy float
+    scalars among them that the graph computed. The next segment traces those as inputs
+    from its first trace (a loop's counters and carried scalars change every iteration),
+    instead of guarding their values and recompiling when they change."""
 
-    __slots__ = ("frames",)
+    __slots__ = ("frames", "computed")
 
-    def __init__(self, frames):
+    def __init__(self, frames, computed=frozenset()):
         self.frames = frames
+        self.computed = computed
+
+
+def _computed(value, tracer):
+    """A symbolic int, or a float/complex NumPy scalar that is not one of the inputs."""
+    if isinstance(value, torch.SymInt):
+        return True
+    return isinstance(value, ShimArray) and value._scalar and value.dtype.kind in "fc" and \
+        id(value) not in tracer.shim_inputs
 
 
 _to_numpy_array = torch.Tensor.numpy   # plain CPU outputs: the common, fast case

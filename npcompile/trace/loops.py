@@ -1,0 +1,179 @@
+"""How the tracer treats Python loops.
+
+A loop is unrolled into the graph only when that clearly pays: its trip count is known
+when tracing reaches its first back edge, at most ``config.loop_unroll_trips``, and the
+unrolled iterations fit in ``config.loop_unroll_nodes`` graph nodes (a loop of unknown
+trip count unrolls only while the graph stays that small). Otherwise the segment ends
+at the back edge and the loop's body becomes a segment of its own, traced once with
+the loop variable as a symbolic int and driven by the runtime (see runtime/loop_driver).
+Compile time is then bounded by the size of the source, not by the trip count.
+
+``range()`` of a symbolic int (``range(i + 1, n)`` in a body traced with ``i``
+symbolic) is a ``SymRange``: iterating it in a ``for`` ends the segment before the
+loop's first ``FOR_ITER`` (its trip count is not known), so the inner loop's body is a
+segment of its own too instead of specializing ``i`` to its current value.
+"""
+import operator
+
+import numpy
+import torch
+
+from .. import config
+
+
+def is_symbolic(value):
+    return isinstance(value, torch.SymInt)
+
+
+class SymRange:
+    """``range(start, stop, step)`` with some bound a SymInt. Anything but iterating it
+    in a loop makes it a real range (specializing its bounds: guarded by the ShapeEnv)."""
+
+    __slots__ = ("start", "stop", "step")
+
+    def __init__(self, *args):
+        if len(args) == 1:
+            args = (0, args[0], 1)
+        elif len(args) == 2:
+            args = (args[0], args[1], 1)
+        self.start, self.stop, self.step = args
+        if not is_symbolic(self.step) and self.step == 0:
+            raise ValueError("range() arg 3 must not be zero")
+
+    def real(self):
+        return range(operator.index(self.start), operator.index(self.stop), operator.index(self.step))
+
+    def __iter__(self):
+        return SymRangeIterator(self)
+
+    def __len__(self):
+        return len(self.real())
+
+    def __reversed__(self):
+        return reversed(self.real())
+
+    def __getitem__(self, key):
+        return self.real()[key]
+
+    def __contains__(self, value):
+        return value in self.real()
+
+    def __bool__(self):
+        return bool(self.real())
+
+    def count(self, value):
+        return self.real().count(value)
+
+    def index(self, value):
+        return self.real().index(value)
+
+    def __repr__(self):
+        return f"range({self.start}, {self.stop}, {self.step})"
+
+
+class SymRangeIterator:
+    """``iter(SymRange)``, not yet advanced. ``FOR_ITER`` on it ends the segment (see
+    ``Tracer.check_iterator``); any other consumer gets the real iterator's items."""
+
+    __slots__ = ("range", "_real")
+
+    def __init__(self, sym_range):
+        self.range = sym_range
+        self._real = None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._real is None:
+            self._real = iter(self.range.real())
+        return next(self._real)
+
+    def __length_hint__(self):
+        return operator.length_hint(self.range.real()) if self._real is None else operator.length_hint(self._real)
+
+    @property
+    def untouched(self):
+        return self._real is None
+
+
+def make_range(*args):
+    """``range(*args)``: a SymRange when a bound is symbolic."""
+    if any(is_symbolic(a) for a in args):
+        return SymRange(*args)
+    return range(*args)
+
+
+class LoopState:
+    """What the tracer knows of one loop (by frame and back-edge offset) in one trace."""
+
+    __slots__ = ("trips", "nodes_at_first", "unroll")
+
+    def __init__(self):
+        self.trips = 0              # back edges taken so far in this trace
+        self.nodes_at_first = 0     # graph nodes when the first back edge was reached
+        self.unroll = None          # decided: True (unroll it all), False (end the segment)
+
+
+def known_remaining(frame, inst):
+    """Iterations left of a ``for`` loop at its back edge (the iterator is on the stack
+    top then), or None when not known (a while loop, or an iterator without a length)."""
+    if inst.opname not in ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT") or not frame.stack:
+        return None
+    iterator = frame.stack[-1]
+    if isinstance(iterator, SymRangeIterator):
+        return None
+    hint = getattr(type(iterator), "__length_hint__", None)
+    if hint is None:
+        return None
+    try:
+        remaining = hint(iterator)
+    except Exception:
+        return None
+    return remaining if type(remaining) is int and remaining >= 0 else None
+
+
+def keep_unrolling(state, frame, inst, nodes):
+    """At a back edge of a loop the segment did not start in: whether to trace the next
+    iteration into the same graph (True) or end the segment here (False). ``nodes``: the
+    graph's size now. A loop whose body adds no nodes (plain Python: building a list, a
+    comprehension over a few items) unrolls freely up to ``loop_unroll_trips``."""
+    state.trips += 1
+    if state.trips > config.loop_unroll_trips:
+        return False
+    if state.unroll is not None:
+        return state.unroll and nodes <= 2 * config.loop_unroll_nodes
+    remaining = known_remaining(frame, inst)
+    if remaining is None:   # unknown trip count: unroll only while the graph stays small
+        return nodes <= config.loop_unroll_nodes
+    total = state.trips + remaining
+    if total > config.loop_unroll_trips:
+        state.unroll = False
+        return False
+    if state.trips == 1:
+        state.nodes_at_first = nodes
+        if nodes * total <= config.loop_unroll_nodes:   # nodes bounds one body from above
+            state.unroll = True
+        return True   # else one more iteration measures the body exactly
+    body = nodes - state.nodes_at_first
+    state.unroll = nodes + body * remaining <= config.loop_unroll_nodes
+    return state.unroll
+
+
+def loop_values(frames):
+    """Sources of the value a ``for`` loop just produced (the top frame resumes right
+    after ``FOR_ITER``), when it is an int: traced as a symbol from the first trace."""
+    k = len(frames) - 1
+    frame = frames[k]
+    if frame.ip == 0 or not frame.stack or frame.instructions[frame.ip - 1].opname != "FOR_ITER":
+        return frozenset()
+    if type(frame.stack[-1]) is not int:
+        return frozenset()
+    return frozenset([f"L[{k}].stack[{len(frame.stack) - 1!r}]"])
+
+
+def carried_scalar_changed(old, now):
+    """A NumPy float or complex scalar a loop carries changed value between two states of
+    the same resume point: from now on it is a graph input, not a constant."""
+    return (isinstance(old, (numpy.floating, numpy.complexfloating)) and type(now) is type(old)
+            and not (now == old or (now != now and old != old)))
