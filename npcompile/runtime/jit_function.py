@@ -26,6 +26,7 @@ from .. import config, diagnostics
 from ..backends import resolve
 from ..dynamic import dynamic_marks
 from ..errors import BackendFailed, GraphBreak, RerunUncompiled, Unsupported
+from ..trace import loops
 from ..trace.capture import capture, entry_roots, resume_roots
 from ..trace.frame import Frame
 from ..trace.guards import Guards
@@ -152,6 +153,7 @@ class JitFunction(Jitted):
         self.recompile_reasons = []
         self.host_copies = 0         # device-resident arrays real code needed at breaks
         self._graphs = 0             # graphs captured so far, to name them in warnings
+        self._computed = frozenset()  # Resume.computed of the state being resumed now
         _ALL.add(self)
 
     def __get__(self, obj, objtype=None):
@@ -197,7 +199,7 @@ class JitFunction(Jitted):
         else:
             result = self._segment(entries, L, None, lambda: self.fn(*args, **kwargs), device)
         while type(result) is Resume:
-            result = self._resume(result.frames, device)
+            result = self._resume(result.frames, device, result.computed)
         return result
 
     def _entries_for(self, device):
@@ -206,12 +208,13 @@ class JitFunction(Jitted):
         devices.ensure_available(device)
         return self.device_entries.setdefault(device, [])
 
-    def _resume(self, frames, device):
+    def _resume(self, frames, device, computed=frozenset()):
         runner = RealRunner(frames, self._call_at_break)
         try:
             runner.run_break()
             key = (device, tuple((f.code, f.ip) for f in frames))
             entries = self.resume_entries.setdefault(key, [])
+            self._computed = computed
             return self._segment(entries, frames, frames, runner.finish_frames, device)
         finally:
             self.host_copies += runner.host_copies
@@ -280,7 +283,7 @@ class JitFunction(Jitted):
                 now = eval(expression, namespace)
             except Exception:
                 continue
-            if type(now) is int and now != old:
+            if type(now) is int and now != old or loops.carried_scalar_changed(old, now):
                 self.dynamic_ints.add(expression)
         for inp in entry.capture.inputs:
             if isinstance(inp.example, int):
@@ -334,9 +337,12 @@ class JitFunction(Jitted):
             brk, guards = layouts.fallback_for(unviewable)
             return FallbackEntry(guards.compile(globals_dict, closure), self._record_break(brk), guards)
         try:
+            dynamic_ints = frozenset(self.dynamic_ints) if self.dynamic is not False else frozenset()
+            if resume_frames is not None and self.dynamic is not False:
+                # a loop's variable, counters and carried scalars are inputs from the first trace
+                dynamic_ints |= loops.loop_values(resume_frames) | self._computed
             cap = capture(self.fn, L, self._arg_names, resume_frames, device, self.fullgraph,
-                          self.dims_to_trace_dynamic,
-                          frozenset(self.dynamic_ints) if self.dynamic is not False else frozenset())
+                          self.dims_to_trace_dynamic, dynamic_ints)
         except GraphBreak as brk:
             if brk.fatal or self.fullgraph:
                 raise Unsupported(brk.user_message()) from None
