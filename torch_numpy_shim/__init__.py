@@ -40,3 +40,5 @@ inf = _math.inf
 nan = _math.nan
 euler_gamma = 0.5772156649015329
 newaxis = None
+True_ = bool_(True)    # noqa: F405 - NumPy's two bool scalars
+False_ = bool_(False)  # noqa: F405
