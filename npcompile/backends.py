@@ -81,12 +81,34 @@ def inductor(gm, example_inputs):
         with fake_mode:
             decomposed = make_fx(gm, decomposition_table=select_decomp_table())(*example_inputs)
         joint_graph_passes(decomposed)  # the pre-grad/joint passes compile_fx would run: constant folding
+        folded = _inputs_returned(decomposed)
         with torch._inductor.config.patch(size_asserts=False):  # our guards check sizes and strides
             call = compile_fx_inner(decomposed, example_inputs).current_callable
+    if folded:
+        call = _copying(call, folded)
     compiled = lambda *args: call(list(args))  # noqa: E731
     compiled.boxed = call   # takes a list (which it empties): the runtime's hot path calls this
     compiled.single_threaded = single
     return compiled
+
+
+def _inputs_returned(gm):
+    """Outputs of a pure graph that constant folding turned into one of its inputs
+    (``a * 1`` folds to ``a``): NumPy returns a new array there, never the input."""
+    output = next(n for n in gm.graph.nodes if n.op == "output")
+    return [k for k, node in enumerate(output.args[0])
+            if isinstance(node, torch.fx.Node) and node.op == "placeholder"]
+
+
+def _copying(call, positions):
+    """``call`` (boxed) with the outputs at ``positions`` copied."""
+    def boxed(args):
+        outputs = list(call(args))
+        for k in positions:
+            outputs[k] = outputs[k].clone()
+        return outputs
+
+    return boxed
 
 
 def _restarting(compile_graph, gm, example_inputs):

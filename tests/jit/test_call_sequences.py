@@ -369,11 +369,10 @@ def test_inductor_sizes_zero_and_one():
 
 
 @pytest.mark.inductor
-@pytest.mark.xfail(strict=True, reason="Inductor folds a * 1 to its input and returns the input tensor itself; "
-                                       "the result aliases the caller's array (NumPy returns a new one). "
-                                       "Fix belongs where the compiled graph is called (backends.py)")
 def test_inductor_times_one_returns_a_new_array():
+    """Inductor folds a * 1 to its input; NumPy returns a new array."""
     run_sequence(lambda a: a * a.shape[0], _sizes(1), backend="inductor")
+    run_sequence(lambda a: (a + 0, a * 1.0, a - 0), _sizes(3), backend="inductor")
 
 
 @pytest.mark.inductor
