@@ -585,6 +585,9 @@ class Tracer:
         checks (attribute loads are guarded one by one instead)."""
         for value in values:
             if id(value) in self.opaque:
+                numpy_reason = numpy_map.runs_in_numpy(None, value)
+                if numpy_reason is not None:
+                    raise GraphBreak(*numpy_reason)
                 raise GraphBreak(f"reading the value of a {type(value).__name__} from outside the function",
                                  "its state is not guarded; it runs uncompiled")
 
@@ -704,8 +707,7 @@ class Tracer:
             return special(self, args, kwargs)
         name = numpy_map.numpy_name(fn)
         if name is not None:
-            raise GraphBreak(f"{name} is not supported by torch_numpy_shim",
-                             "it runs in real NumPy; wrap it with npcompile.numpy_op to keep one graph")
+            raise GraphBreak(*numpy_map.runs_in_numpy(name))
         if not _is_pure_native(fn):
             raise GraphBreak(f"call to {_describe(fn)}, which npcompile cannot trace",
                              "it runs uncompiled; use npcompile.allow_in_graph if it is pure")

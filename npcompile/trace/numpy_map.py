@@ -70,3 +70,27 @@ def numpy_name(value):
     if (module == "numpy" or module.startswith("numpy.")) and callable(value):
         return f"{module}.{getattr(value, '__qualname__', getattr(value, '__name__', '?'))}"
     return None
+
+
+_DATETIME_NAMES = {"datetime64", "timedelta64", "busday_count", "busday_offset", "is_busday", "busdaycalendar",
+                   "datetime_as_string", "datetime_data"}
+
+
+def runs_in_numpy(name, value=None):
+    """(reason, hint) for a break at NumPy code that runs for real: ``name`` is the
+    dotted name of a NumPy function (or None), ``value`` the NumPy object read. The hint
+    says what keeps one graph for that kind of code."""
+    module = getattr(value, "__module__", None) or getattr(type(value), "__module__", "") or ""
+    if (name or "").startswith("numpy.random.") or module.startswith("numpy.random"):
+        what = name or (f"numpy.random.{value.__name__}" if callable(value) and hasattr(value, "__name__")
+                        else f"a numpy.random.{type(value).__name__}")
+        return (f"{what}: NumPy's random streams run in real NumPy (to match NumPy's numbers bit for bit)",
+                "draw the random numbers before calling the jitted function and pass them in to keep one graph")
+    if name is not None and name.rsplit(".", 1)[-1] in _DATETIME_NAMES:
+        return (f"{name}: dates and times (datetime64, timedelta64, business days) have no torch dtype",
+                "it runs in real NumPy; pass dates in as int64 counts (e.g. days since an epoch) to keep "
+                "one graph")
+    if name is not None:
+        return (f"{name} is not supported by torch_numpy_shim",
+                "it runs in real NumPy; wrap it with npcompile.numpy_op to keep one graph")
+    return None

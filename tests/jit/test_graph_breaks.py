@@ -558,3 +558,38 @@ def test_value_check_failure_reaches_the_users_except():
     jitted = npcompile.jit(safe, backend="eager")
     assert jitted(np.arange(3.0), np.ones(3)) == 1.0
     assert jitted(np.arange(3.0), np.zeros(3)) == -1.0 and jitted.compile_count == 1
+
+
+def draws_from_default_rng(a):
+    rng = np.random.default_rng(0)
+    return a + rng.random(3)
+
+
+def draws_from_legacy_random(a):
+    return np.random.rand(3) + a
+
+
+def makes_a_date(a):
+    return np.datetime64("2020-01-01"), a * 2
+
+
+def counts_business_days(a):
+    return np.busday_count("2020-01-01", "2020-02-01"), a
+
+
+@pytest.mark.parametrize("fn, reason, hint", [
+    (draws_from_default_rng, "numpy.random.default_rng: NumPy's random streams", "draw the random numbers"),
+    (draws_from_legacy_random, "numpy.random", "draw the random numbers"),
+    (makes_a_date, "numpy.datetime64: dates and times", "int64 counts"),
+    (counts_business_days, "numpy.busday_count: dates and times", "int64 counts"),
+])
+def test_hints_fit_the_reason(fn, reason, hint):
+    with pytest.raises(npcompile.Unsupported) as caught:
+        npcompile.jit(fn, fullgraph=True, backend="eager")(np.ones(3))
+    message = str(caught.value)
+    assert reason in message and hint in message and "numpy_op" not in message
+
+
+@pytest.mark.parametrize("fn", [draws_from_default_rng, makes_a_date, counts_business_days])
+def test_code_that_runs_in_numpy_gives_numpys_answer(fn):
+    check_jit(fn, np.ones(3), graphs=None, calls=2)
