@@ -218,7 +218,7 @@ def parse_args(argv):
     parser.add_argument("--scheduler", default=None, help="address of a running scheduler (then --workers is unused)")
     parser.add_argument("--memory-limit", default="2GiB", help="per LocalCluster worker (default 2GiB)")
     parser.add_argument("--jobs", default=",".join(JOBS), help=f"comma-separated subset of {','.join(JOBS)}")
-    parser.add_argument("--repeat", type=int, default=2, help="timed rounds per variant (the best is kept)")
+    parser.add_argument("--repeat", type=int, default=1, help="timed rounds per variant (the best is kept)")
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="folder for dask_scale.json/.txt/.png")
     parser.add_argument("--backend", default="inductor", help="npcompile's backend (eager for a quick check)")
     parser.add_argument("--no-plot", action="store_true")
