@@ -208,3 +208,15 @@ def test_main_measures_every_size_asked_for(tmp_path, monkeypatch):
     assert "== tiny size" in text and "== small size" in text and "load average (1 min) after the rounds" in text
     with pytest.raises(SystemExit, match="unknown sizes"):
         suite.main(["--quick", "--size", "huge", "--out", str(out)])
+
+
+def test_thread_policy_benchmark_switches_the_policy_off_and_back_on():
+    from benchmarks.thread_policy import without_policy
+    from npcompile import backends, threads
+    from npcompile.runtime import entries
+
+    policy = entries.with_thread_policy
+    with without_policy():
+        assert entries.with_thread_policy(policy, None, None) is policy       # calls left unwrapped
+        assert backends.DYNAMIC_THREADS == {} and threads.single_threaded(None) is False
+    assert entries.with_thread_policy is policy and backends.DYNAMIC_THREADS == {"cpp.dynamic_threads": True}
