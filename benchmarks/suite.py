@@ -451,6 +451,8 @@ def parse_args(argv):
     parser.add_argument("--device", choices=("cpu", "cuda"), default="cpu",
                         help="where npcompile computes (cuda: see benchmarks/device.py; exits with a "
                              "message where there is no GPU)")
+    parser.add_argument("--systems", default=",".join(SYSTEMS),
+                        help="comma-separated compilers to compare with NumPy (default: both)")
     parser.add_argument("--save", action="store_true",
                         help="also write benchmarks/results/latest.{json,txt} and speedups.png, "
                              "the figures the README cites")
@@ -480,6 +482,14 @@ def _conditions(options):
         return standard_conditions("contended")
     return standard_conditions(options.conditions or ("default" if options.quick else
                                                       "default,one_thread,contended"))
+
+
+def _systems(options):
+    systems = [n.strip() for n in options.systems.split(",") if n.strip()]
+    unknown = [n for n in systems if n not in SYSTEMS]
+    if unknown or "npcompile" not in systems:
+        raise SystemExit(f"--systems takes npcompile and optionally torch.compile, not {options.systems!r}")
+    return systems
 
 
 def _sizes(options):
@@ -521,6 +531,7 @@ def main(argv=None):
         from benchmarks.device import cuda_compilers, device_bandwidth_lines
         say(f"device: {gpu} (npcompile and torch.compile on it, NumPy on the host; transfers included)")
     compilers = default_compilers() if options.device == "cpu" else cuda_compilers()
+    compilers = {system: fn for system, fn in compilers.items() if system in _systems(options)}
     info["warm_up_s"] = warm_up(compilers)
     say("one-time start-up (first compile in the process, charged to no workload): "
         + ", ".join(f"{system} {seconds:.1f} s" for system, seconds in info["warm_up_s"].items()))

@@ -208,6 +208,8 @@ def test_main_measures_every_size_asked_for(tmp_path, monkeypatch):
     assert "== tiny size" in text and "== small size" in text and "load average (1 min) after the rounds" in text
     with pytest.raises(SystemExit, match="unknown sizes"):
         suite.main(["--quick", "--size", "huge", "--out", str(out)])
+    with pytest.raises(SystemExit, match="--systems takes npcompile"):
+        suite.main(["--quick", "--systems", "torch.compile", "--out", str(out)])
 
 
 def test_thread_policy_benchmark_switches_the_policy_off_and_back_on():
