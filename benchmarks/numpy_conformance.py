@@ -247,6 +247,59 @@ def _split_imports(body):
             yield node
 
 
+class LoadFailure(Exception):
+    """A test whose definition (its decorators, its parametrize list) could not be
+    evaluated against the implementation: it fails with the reason."""
+
+
+def _lost(name, why):
+    def lost(*args, **kwargs):
+        raise LoadFailure(f"{name}: definition failed{why}")
+    lost.__name__ = name
+    return lost
+
+
+def _exec_statements(nodes, path, globals_, locals_, errors, where):
+    """Run statements one by one; a failed one binds its names to placeholders (a test
+    function to one that fails with the reason), and a failed class is rebuilt leniently."""
+    for node in nodes:
+        code = compile(ast.Module(body=[node], type_ignores=[]), str(path), "exec")
+        try:
+            exec(code, globals_, locals_)
+            continue
+        except Exception as exc:
+            failure = exc
+        if isinstance(node, ast.ClassDef) and locals_ is globals_:
+            try:
+                globals_[node.name] = _lenient_class(node, path, globals_, errors)
+                continue
+            except Exception:
+                pass
+        why = f" ({where} line {node.lineno}: {type(failure).__name__}: {str(failure)[:160]})"
+        names = _bound_names(node)
+        errors.append({"line": node.lineno, "names": names, "exc": type(failure).__name__,
+                       "msg": (str(failure).splitlines() or [""])[0][:300]})
+        for n in names:
+            locals_[n] = _lost(n, why) if n.startswith("test") else _Missing(n, why)
+
+
+def _lenient_class(node, path, globals_, errors):
+    """A class whose body failed, built again statement by statement (class scope as
+    ``exec`` with separate locals), so one bad method loses only itself."""
+    ev = lambda expr: eval(compile(ast.Expression(expr), str(path), "eval"), globals_)
+    bases = tuple(ev(b) for b in node.bases)
+    kwds = {k.arg: ev(k.value) for k in node.keywords}
+
+    def body(ns):
+        ns["__module__"] = globals_["__name__"]
+        ns["__qualname__"] = node.name
+        _exec_statements(node.body, path, globals_, ns, errors, f"class {node.name}")
+    cls = types.new_class(node.name, bases, kwds, body)
+    for dec in reversed(node.decorator_list):
+        cls = ev(dec)(cls)
+    return cls
+
+
 def load_test_module(path, impl, config=None):
     """Execute the test file at ``path`` against ``impl``; returns (module, load errors)."""
     source = Path(path).read_bytes()
@@ -254,7 +307,7 @@ def load_test_module(path, impl, config=None):
     if config is not None:
         from _pytest.assertion.rewrite import rewrite_asserts
         rewrite_asserts(tree, source, str(path), config)
-    name = f"npconf_{impl.key}." + re.sub(r"\W", "_", str(Path(path).relative_to(Path(path).parents[2])))
+    name = f"npconf_{impl.key}." + re.sub(r"\W", "_", Path(path).name)
     module = types.ModuleType(name)
     module.__file__ = str(path)
     module.__builtins__ = dict(vars(builtins), __import__=impl.make_import())
@@ -262,17 +315,7 @@ def load_test_module(path, impl, config=None):
     errors = []
     impl.loading = True
     try:
-        for node in _split_imports(tree.body):
-            code = compile(ast.Module(body=[node], type_ignores=[]), str(path), "exec")
-            try:
-                exec(code, module.__dict__)
-            except Exception as exc:        # one statement lost: bind its names to placeholders
-                why = f" (module line {node.lineno} failed: {type(exc).__name__}: {str(exc)[:120]})"
-                names = _bound_names(node)
-                errors.append({"line": node.lineno, "names": names, "exc": type(exc).__name__,
-                               "msg": str(exc).splitlines()[0][:300] if str(exc) else ""})
-                for n in names:
-                    module.__dict__[n] = _Missing(n, why)
+        _exec_statements(_split_imports(tree.body), path, module.__dict__, module.__dict__, errors, "module")
     finally:
         impl.loading = False
     return module, errors
@@ -290,6 +333,8 @@ def _emit(record):
 def _kind(exc):
     if isinstance(exc, TestTimeout):
         return "timeout"
+    if isinstance(exc, LoadFailure):
+        return "load"
     if isinstance(exc, MissingName):
         return "private" if re.search(r"\._\w+$", str(exc)) else "missing"
     if isinstance(exc, NotImplementedError):
@@ -457,7 +502,7 @@ def resolve(name):
     return base / ("_core" if sub == "core" else sub) / "tests" / fname
 
 
-def run_file(path, impl, out_jsonl, *, timeout=10.0, limit=0, file_timeout=1800.0, extra=()):
+def run_file(path, impl, out_jsonl, *, timeout=10.0, limit=0, file_timeout=1800.0, extra=(), pythonpath=None):
     """Run one test file against one impl in subprocesses (restarted past hung tests)."""
     out_jsonl = Path(out_jsonl)
     deselect = out_jsonl.with_suffix(".deselect")
@@ -465,7 +510,8 @@ def run_file(path, impl, out_jsonl, *, timeout=10.0, limit=0, file_timeout=1800.
     ini.write_text("[pytest]\n")
     env = dict(os.environ, NPCONF_IMPL=impl, NPCONF_OUT=str(out_jsonl), NPCONF_TIMEOUT=str(timeout),
                NPCONF_LIMIT=str(limit), NPCONF_DESELECT=str(deselect), NPY_AVAILABLE_MEM="1 GB",
-               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]),
+               PYTHONPATH=os.pathsep.join([*([pythonpath] if pythonpath else []), str(REPO),
+                                           os.environ.get("PYTHONPATH", "")]),
                PYTHONHASHSEED="0", OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
     cmd = [sys.executable, "-m", "pytest", str(path), "-p", "benchmarks.numpy_conformance", "-c", str(ini),
            "--rootdir", str(path.parent), "--confcutdir", str(path.parent), "-p", "no:cacheprovider",
@@ -540,17 +586,20 @@ def clusters(records, top=30):
     return [{"cluster": k, "count": len(v), "examples": v[:3]} for k, v in ranked]
 
 
+def _pct(r):
+    return f"{100 * r:.1f}%" if r is not None else "-"
+
+
 def _fmt(s):
     """passed/ran, the raw rate, the rate over tests in scope (not refused, no private
-    NumPy helper), refusals and skips."""
+    NumPy helper), the share of NumPy's own count of tests passed, refusals."""
     if s is None:
-        return f"{'-':>38}"
-    pct = lambda r: f"{100 * r:.1f}%" if r is not None else "-"
-    return (f"{s['passed']:>5}/{s['ran']:<5} {pct(s['rate']):>6} {pct(s['rate_in_scope']):>6}"
-            f" ref {s['kinds'].get('refused', 0):>4} sk {s['skipped']:>4}")
+        return f"{'-':>40}"
+    return (f"{s['passed']:>5}/{s['ran']:<5} {_pct(s['rate']):>6} {_pct(s['rate_in_scope']):>6}"
+            f" {_pct(s.get('of_numpy')):>6} {s['kinds'].get('refused', 0):>4}")
 
 
-def _total(per_file):
+def _total(per_file, reference=None):
     recs = collections.Counter()
     kinds = collections.Counter()
     for s in per_file:
@@ -558,24 +607,31 @@ def _total(per_file):
         kinds.update(s["kinds"])
     in_scope = recs["ran"] - kinds["refused"] - kinds["private"]
     return {**recs, "kinds": dict(kinds), "rate": recs["passed"] / recs["ran"] if recs["ran"] else None,
-            "rate_in_scope": recs["passed"] / in_scope if in_scope else None}
+            "rate_in_scope": recs["passed"] / in_scope if in_scope else None,
+            "of_numpy": recs["passed"] / reference if reference else None}
 
 
 def table(summary, impls):
-    head = "passed/ran   rate  scope"
-    lines = [f"{'file':<28}" + "".join(f" | {k + ': ' + head:<38}" for k in impls)]
+    head = "pass/ran   rate  scope  ofNP  ref"
+    lines = [f"{'file':<28}" + "".join(f" | {k + ': ' + head:<40}" for k in impls)]
     for fname, per in summary.items():
         lines.append(f"{fname:<28}" + "".join(f" | {_fmt(per.get(k))}" for k in impls))
-    totals = [_total([per[k] for per in summary.values() if k in per]) for k in impls]
+    ref = sum(per["numpy"]["ran"] for per in summary.values() if "numpy" in per)
+    totals = [_total([per[k] for per in summary.values() if k in per], ref) for k in impls]
     lines.append(f"{'TOTAL':<28}" + "".join(f" | {_fmt(t)}" for t in totals))
+    lines.append("rate: passed/ran; scope: passed/(ran - refused - private NumPy helpers); "
+                 "ofNP: passed/(tests NumPy runs in the file, when numpy was run); ref: refusals")
     return "\n".join(lines)
 
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--files", nargs="*", default=DEFAULT_FILES, help="core/test_x.py, lib/test_y.py or paths")
-    ap.add_argument("--impl", choices=["shim", "torch_numpy", "both", "numpy", "all"], default="both",
-                    help="both: shim and torch._numpy; numpy: real NumPy through the same harness; all: the three")
+    ap.add_argument("--impl", choices=["shim", "torch_numpy", "both", "numpy"], default="both",
+                    help="both: shim and torch._numpy; numpy: real NumPy alone")
+    ap.add_argument("--no-reference", action="store_true",
+                    help="skip the run of real NumPy through the same harness (the check and the ofNP column)")
+    ap.add_argument("--pythonpath", default=None, help="put this first on the path (e.g. an older shim)")
     ap.add_argument("--limit", type=int, default=0, help="run at most this many tests per file (0: all)")
     ap.add_argument("--timeout", type=float, default=10.0, help="soft per-test limit in seconds")
     ap.add_argument("--file-timeout", type=float, default=1800.0)
@@ -583,7 +639,9 @@ def main(argv=None):
     ap.add_argument("--out", default=None, help="results folder (default benchmarks/results/runs/<stamp>)")
     ap.add_argument("--clusters", type=int, default=25)
     args = ap.parse_args(argv)
-    impls = {"both": ["shim", "torch_numpy"], "all": ["shim", "torch_numpy", "numpy"]}.get(args.impl, [args.impl])
+    impls = {"both": ["shim", "torch_numpy"]}.get(args.impl, [args.impl])
+    if not args.no_reference and "numpy" not in impls:
+        impls.append("numpy")
     stamp = time.strftime("%Y%m%d-%H%M%S")
     out = Path(args.out).resolve() if args.out else REPO / "benchmarks" / "results" / "runs" / f"conformance-{stamp}"
     out.mkdir(parents=True, exist_ok=True)
@@ -599,7 +657,7 @@ def main(argv=None):
             jl = out / f"{fname.replace('/', '__')}.{impl}.jsonl"
             jl.unlink(missing_ok=True)
             secs = run_file(path, impl, jl, timeout=args.timeout, limit=args.limit,
-                            file_timeout=args.file_timeout, extra=extra)
+                            file_timeout=args.file_timeout, extra=extra, pythonpath=args.pythonpath)
             recs = read_records(jl)
             all_records[impl] += recs
             s = summarize(recs)
@@ -607,6 +665,9 @@ def main(argv=None):
             s["clusters"] = clusters(recs, 10)
             summary[fname][impl] = s
             print(f"{fname:<28} {impl:<12} {_fmt(s)}  ({secs:.0f}s)", flush=True)
+        if "numpy" in summary[fname]:
+            for s in summary[fname].values():
+                s["of_numpy"] = s["passed"] / summary[fname]["numpy"]["ran"] if summary[fname]["numpy"]["ran"] else None
     text = [table(summary, impls)]
     for impl in impls:
         text.append(f"\nlargest failure clusters, {impl}:")

@@ -135,3 +135,12 @@ def test_long_double_is_refused(spelling):
         shim.zeros(2, dtype=dt)
     with pytest.raises(shim.UnsupportedError):
         shim.ones(2).astype(dt)
+
+
+def test_flags_compare_as_numpy():
+    """``a.flags == b.flags`` (NumPy's clip tests compare results this way)."""
+    def f(xp):
+        a = xp.zeros((2, 3))
+        views = (a.copy(), xp.ones((2, 3)), a.T, a[:, 1:], a.reshape(6), a[0], xp.zeros((3, 2)).T.copy())
+        return [a.flags == x.flags for x in views] + [a.flags != a.T.flags]
+    check(f)

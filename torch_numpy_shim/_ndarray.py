@@ -236,3 +236,12 @@ class _Flags:
                "F": "f_contiguous", "WRITEABLE": "writeable", "W": "writeable", "OWNDATA": "owndata",
                "O": "owndata"}[name.upper()]
         return getattr(self, key)
+
+    def __eq__(self, other):
+        """Two arrays' flags compare equal when every flag does, as NumPy's flags objects."""
+        if not isinstance(other, _Flags):
+            return NotImplemented
+        names = ("c_contiguous", "f_contiguous", "writeable", "owndata")
+        return all(getattr(self, n) == getattr(other, n) for n in names)
+
+    __hash__ = None
