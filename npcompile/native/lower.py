@@ -553,9 +553,14 @@ class Lowering:
         result = numpy_result(BINARY[op], lt, rt)
         dtype = result.dtype
         if op == "MatMult":
-            if not (isinstance(lt, Array) and isinstance(rt, Array)) or dtype.kind != "f" \
-                    or lt.ndim not in (1, 2) or rt.ndim not in (1, 2):
-                raise NotNative("@ other than on 1-D or 2-D float arrays")
+            if not (isinstance(lt, Array) and isinstance(rt, Array)) or lt.ndim not in (1, 2) or rt.ndim not in (1, 2):
+                raise NotNative("@ other than on 1-D or 2-D arrays")
+            if lt.ndim == rt.ndim == 1 and dtype.kind == "i":
+                # NumPy's integer dot: a sequential sum in the dtype, wrapping silently
+                dot = f"{PREFIX}idot({self.as_operand(lc, lt, dtype)}, {self.as_operand(rc, rt, dtype)})"
+                return f"{np_type(dtype)}({dot})", result
+            if dtype.kind != "f":
+                raise NotNative(f"@ in {dtype}")
             if lt.ndim == rt.ndim == 1:
                 if not HAVE_CBLAS:
                     raise NotNative("NumPy's BLAS (for a dot product as NumPy rounds it) was not found")
@@ -770,8 +775,15 @@ class Lowering:
             if not isinstance(t, Array):
                 raise NotNative(f"np.{name} of a non-array")
             dtype = self.dtype_arg(node.keywords, t.dtype)
-            self.require_c_order(node.args[0], t)
-            return f"np.{LIKE[name]}({code}.shape, {np_type(dtype)})", Array(dtype, t.ndim, fresh=True)
+            make, dt = f"np.{LIKE[name]}", np_type(dtype)
+            if t.ndim < 2 or t.contiguous:
+                return f"{make}({code}.shape, {dt})", Array(dtype, t.ndim, fresh=True)
+            if t.ndim > 2:
+                raise NotNative("a *_like of an N-D array that may not be C-contiguous (NumPy keeps its layout)")
+            # NumPy's order='K' for 2-D: C unless the second axis has the larger stride (F-like)
+            return (f"({make}({code}.shape, {dt}) if abs({code}.strides[0]) >= abs({code}.strides[1]) "
+                    f"else {make}(({code}.shape[1], {code}.shape[0]), {dt}).T)"), \
+                Array(dtype, t.ndim, fresh=True, contiguous=False)
         if name in ("max", "min", "amax", "amin") and len(node.args) == 1 and not node.keywords:
             return self.reduction(name.lstrip("a"), *self.expr(node.args[0]))
         if name == "dot" and len(node.args) == 2 and not node.keywords:
@@ -798,10 +810,6 @@ class Lowering:
         if name in ("minimum", "maximum"):
             return self.out_ufunc(name, node)
         raise NotNative(f"np.{name} with these arguments")
-
-    def require_c_order(self, node, t):
-        if t.ndim >= 2 and not t.contiguous:
-            raise NotNative("a *_like of an array that may not be C-contiguous (NumPy keeps its layout)")
 
     def reduction(self, which, code, t):
         if not isinstance(t, Array) or t.dtype.kind not in "fi":

@@ -13,6 +13,8 @@ import os
 
 import numba
 import numpy as np
+from numba.core import types
+from numba.extending import intrinsic
 
 
 class Bail(Exception):
@@ -25,30 +27,46 @@ _F_EXACT = 2 ** 53
 _jit = numba.njit(cache=False)
 
 
+def _overflow_intrinsic(name):
+    """``llvm.s<name>.with.overflow.i64``: (result, overflowed). Checks written in plain
+    code are not safe: numba marks integer arithmetic no-signed-wrap, so LLVM may fold a
+    test like ``(a * b) // b != a`` away."""
+    @intrinsic
+    def checked(typingctx, a, b):
+        if a != types.int64 or b != types.int64:
+            return None
+
+        def codegen(context, builder, signature, args):
+            pair = getattr(builder, f"s{name}_with_overflow")(*args)
+            return context.make_tuple(builder, signature.return_type,
+                                      [builder.extract_value(pair, 0), builder.extract_value(pair, 1)])
+        return types.Tuple((types.int64, types.boolean))(a, b), codegen
+    return checked
+
+
+_sadd, _ssub, _smul = (_overflow_intrinsic(n) for n in ("add", "sub", "mul"))
+
+
 @_jit
 def add64(a, b):
-    r = a + b
-    if ((a ^ r) & (b ^ r)) < 0:
+    r, overflowed = _sadd(a, b)
+    if overflowed:
         raise Bail()
     return r
 
 
 @_jit
 def sub64(a, b):
-    r = a - b
-    if ((a ^ b) & (a ^ r)) < 0:
+    r, overflowed = _ssub(a, b)
+    if overflowed:
         raise Bail()
     return r
 
 
 @_jit
 def mul64(a, b):
-    if a == 0 or b == 0:
-        return np.int64(0)
-    if (a == -1 and b == _I64_MIN) or (b == -1 and a == _I64_MIN):
-        raise Bail()
-    r = a * b
-    if r // b != a:
+    r, overflowed = _smul(a, b)
+    if overflowed:
         raise Bail()
     return r
 
@@ -143,6 +161,19 @@ def amin(a):
             best = v
             first = False
     return best
+
+
+@_jit
+def idot(a, b):
+    """NumPy's integer dot: a sequential sum that wraps (computed in int64, the caller
+    casts to the dtype: wrapping commutes with the cast)."""
+    n = a.shape[0]
+    if b.shape[0] != n:
+        raise Bail()
+    total = np.int64(0)
+    for i in range(n):
+        total += np.int64(a[i]) * np.int64(b[i])
+    return total
 
 
 def _numpy_cblas():

@@ -19,11 +19,36 @@ def outcome(fn, args):
     return result, exc, messages
 
 
+def assert_same_layout(expected, actual):
+    """Returned arrays are laid out as NumPy's (order='K' allocations keep F order)."""
+    if isinstance(expected, tuple):
+        for e, a in zip(expected, actual):
+            assert_same_layout(e, a)
+    elif isinstance(expected, np.ndarray) and expected.ndim >= 2:
+        assert (actual.flags.c_contiguous, actual.flags.f_contiguous) == \
+            (expected.flags.c_contiguous, expected.flags.f_contiguous), "layout of the result"
+
+
+_KERNELS = {}
+
+
+def compiled(fn, args):
+    """A kernel for ``fn`` whose guard accepts ``args`` (compiled once per guard, as a
+    runtime would keep them), or the Refusal."""
+    for kernel in _KERNELS.get(fn, ()):
+        if kernel.guard(args):
+            return kernel
+    kernel = try_compile(fn, args)
+    if kernel:
+        _KERNELS.setdefault(fn, []).append(kernel)
+    return kernel
+
+
 def check_against_numpy(fn, make_args, rtol=None):
     """Compile ``fn`` for the arguments ``make_args()`` builds (fresh each call) and
     compare one native call with NumPy: result (type, dtype, values), exception class,
     RuntimeWarnings, and every argument afterwards. Returns the kernel or the Refusal."""
-    kernel = try_compile(fn, make_args())
+    kernel = compiled(fn, make_args())
     if not kernel:
         assert kernel.reason
         return kernel
@@ -36,6 +61,7 @@ def check_against_numpy(fn, make_args, rtol=None):
     else:
         assert native_exc is None, f"native raised {native_exc!r}, NumPy returned {expected!r}"
         assert_same(expected, actual, rtol=rtol)
+        assert_same_layout(expected, actual)
     assert native_warnings == np_warnings
     for before, after in zip(np_args, native_args):
         if isinstance(before, np.ndarray):
