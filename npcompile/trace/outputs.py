@@ -109,6 +109,10 @@ class _Encoder:
             return "NULL" if value is NULL else "NO_VALUE"
         if isinstance(value, (bool, int, str, bytes, type(None), type(Ellipsis))):
             return repr(value)
+        if isinstance(value, slice) and any(isinstance(b, (ShimArray, torch.SymInt)) for b in
+                                            (value.start, value.stop, value.step)):
+            # a slice of traced bounds (``data[start:stop]`` with ``start = indptr[row]``)
+            return f"slice({self(value.start)}, {self(value.stop)}, {self(value.step)})"
         if isinstance(value, (float, complex, slice, range, numpy.generic)):
             return p.const(value)
         if isinstance(value, tuple):
