@@ -51,6 +51,10 @@ _RANGE = {torch.bool: (0, 1), torch.int8: (-128, 127), torch.uint8: (0, 255)}
 class WidenBytes(CustomGraphPass):
     """Rewrite a CPU graph's byte arithmetic into int32 (see the module docstring)."""
 
+    #: For Inductor's C++ code generator only (never run for CUDA or CPU-Triton graphs):
+    #: Inductor's C++ vectorizer is what makes byte kernels slow; Triton loads bytes natively.
+    CPP_ONLY = True
+
     def __call__(self, graph):
         from torch._guards import detect_fake_mode
 

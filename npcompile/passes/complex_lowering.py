@@ -54,6 +54,10 @@ class SplitComplex(CustomGraphPass):
     """Rewrite the complex ops of a post-grad graph into real ops on (real, imaginary)
     pairs; a graph without complex values is left untouched after one scan."""
 
+    #: Not C++-only: runs for CUDA and CPU-Triton graphs as well as C++ ones, since
+    #: Inductor generates no complex code for Triton either, and pairs fuse on the GPU too.
+    CPP_ONLY = False
+
     def __call__(self, graph: torch.fx.Graph) -> None:
         first = next((n for n in graph.nodes if _is_complex(n)), None)
         if first is not None:

@@ -147,6 +147,10 @@ class UseHostBlas(CustomGraphPass):
     """Replace each rewritable product by ``host_matmul``, followed by a separate add for
     addmm and baddbmm so that Inductor fuses the add into the code around it."""
 
+    #: For Inductor's C++ code generator only (never run for CUDA or CPU-Triton graphs):
+    #: NumPy's BLAS computes on host memory; on a GPU the product stays on the device.
+    CPP_ONLY = True
+
     def __call__(self, graph):
         for node in list(graph.nodes):
             if not _rewritable(node):

@@ -1,5 +1,6 @@
 """The list of npcompile's Inductor passes, in the order Inductor runs them, and the one
-custom pass object that carries them into Inductor's config."""
+custom pass object that carries them into Inductor's config. Each pass says whether it is
+for the C++ code generator only (``CPP_ONLY``); those never run for CUDA graphs."""
 import sys
 
 import torch
@@ -17,13 +18,26 @@ class GraphPasses(CustomGraphPass):
         self.passes = passes
 
     def __call__(self, graph):
+        cpp = generates_cpp(graph)
         for graph_pass in self.passes:
-            graph_pass(graph)
+            if cpp or not getattr(graph_pass, "CPP_ONLY", False):
+                graph_pass(graph)
 
     def uuid(self):
         ours = sorted({sys.modules[type(p).__module__].__file__ for p in self.passes
                        if type(p).__module__.startswith(__package__ + ".")})
         return get_hash_for_files(tuple(ours), extra="|".join(str(p.uuid()) for p in self.passes)).hex()
+
+
+def generates_cpp(graph):
+    """Whether Inductor compiles ``graph`` to C++: all its tensors are on the CPU and the CPU
+    backend is C++ (not Triton). Passes marked ``CPP_ONLY`` run only then: they work around
+    the C++ code generator or compute on the host, so a CUDA graph (or a CPU graph compiled
+    to Triton, which stands in for one) never sees them."""
+    if torch._inductor.config.cpu_backend != "cpp":
+        return False
+    values = (node.meta.get("val") for node in graph.nodes)
+    return all(value.device.type == "cpu" for value in values if isinstance(value, torch.Tensor))
 
 
 def post_grad_passes():

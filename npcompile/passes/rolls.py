@@ -89,6 +89,10 @@ class InnermostRollsAsSlices(CustomGraphPass):
     """Rewrite CPU arrays rolled along their innermost axis two or more times as slices of
     one wrap-padded copy (see the module docstring)."""
 
+    #: For Inductor's C++ code generator only (never run for CUDA or CPU-Triton graphs):
+    #: a wrapping load stops C++ vectorization only; Triton gathers per element anyway.
+    CPP_ONLY = True
+
     def __call__(self, graph):
         groups = {}
         for node in graph.nodes:

@@ -74,6 +74,10 @@ class WriteScattersInPlace(CustomGraphPass):
     the clone is skipped where nothing else reads the old array: a fresh ``np.empty``,
     or the buffer an earlier assignment wrote (``v[1:-1] = ...; v[0] = 0``)."""
 
+    #: Not C++-only: runs for CUDA and CPU-Triton graphs as well as C++ ones, since
+    #: a copy plus an unmasked slice write is how Inductor itself lowers mutations it keeps.
+    CPP_ONLY = False
+
     def __call__(self, graph):
         buffers = set()   # the arrays this pass writes into
         for node in list(graph.nodes):

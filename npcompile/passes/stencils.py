@@ -56,6 +56,10 @@ class StoreStencilInputs(CustomGraphPass):
     """Insert a store (Inductor's force-stride-order prim, a copy only if needed) after
     each computed array read through two or more shifted views."""
 
+    #: Not C++-only: runs for CUDA and CPU-Triton graphs as well as C++ ones, since
+    #: recomputing each step once per offset grows geometrically on any device.
+    CPP_ONLY = False
+
     def __call__(self, graph):
         for node in list(graph.nodes):
             if _stored_elsewhere(node):
