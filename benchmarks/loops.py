@@ -3,6 +3,7 @@
     python -m benchmarks.loops                                  # every workload, small size
     python -m benchmarks.loops --size large --only cholesky,lu --repeat 5
     python -m benchmarks.loops --no-numba --threads 1 --backend eager
+    python -m benchmarks.loops --native --no-npcompile --only cholesky,lu   # native kernels vs NumPy and numba
 
 For each workload, in one process, every call on fresh copies of the same inputs:
 
@@ -15,7 +16,10 @@ For each workload, in one process, every call on fresh copies of the same inputs
 4. ``numba.njit(fn)`` (optional, imported only here): the module-level helpers the
    workload calls are njit-ed as well, as a numba user decorates them. A workload numba
    refuses is reported as ``rejected (<numba's exception class>)``.
-5. Steady state: alternating rounds (NumPy, npcompile, numba, NumPy, ...), one call
+5. ``--native``: npcompile's native loop kernels (``npcompile.native.try_compile`` on the
+   same unmodified source; a refusal is reported with its reason). The first-call time is
+   the analysis and numba compile plus the first call; timed calls include the guard.
+6. Steady state: alternating rounds (NumPy, npcompile, numba, native, NumPy, ...), one call
    each per round, the median kept; speedups over NumPy and their geometric means
    (over matching results only).
 
@@ -290,6 +294,30 @@ def run_numba(workload, args, expected, expected_inputs, options):
     return record, (compiled if usable else None)
 
 
+def run_native(workload, args, expected, expected_inputs, options):
+    """npcompile.native on the workload: (record, guarded callable or None)."""
+    from npcompile.native import try_compile
+    start = time.perf_counter()
+    try:
+        with warnings.catch_warnings(), hard_limit(options.hard_limit):
+            warnings.simplefilter("ignore")
+            kernel = try_compile(workload.fn, fresh(args))
+    except OverBudget as exc:
+        return {"status": f"over budget: compile {exc}"}, None
+    compile_s = time.perf_counter() - start
+    if not kernel:
+        return {"status": "refused", "detail": kernel.reason[:240], "compile_s": compile_s}, None
+
+    def guarded(*call_args):
+        return kernel(*call_args) if kernel.guard(call_args) else workload.fn(*call_args)
+
+    record, usable = first_and_repeated_calls(guarded, args, expected, expected_inputs, workload, options)
+    record.update(compile_s=compile_s, numba_compile_s=kernel.compile_seconds, fallbacks=kernel.bailouts)
+    if record["first_call_s"] is not None:
+        record["first_call_s"] += compile_s
+    return record, (guarded if usable else None)
+
+
 # ---- timing --------------------------------------------------------------------------------
 def alternating_rounds(functions, args, rounds, budget, limit):
     """Per-call seconds of each function (name -> fn, all warm): ``rounds`` rounds, each
@@ -326,7 +354,8 @@ def run_workload(workload, size, options, log=print):
               "numpy_first_call_s": time.perf_counter() - start}
     functions = {"numpy": workload.fn}
     systems = (([] if options.no_npcompile else [("npcompile", run_npcompile)])
-               + ([] if options.no_numba else [("numba", run_numba)]))
+               + ([] if options.no_numba else [("numba", run_numba)])
+               + ([("native", run_native)] if options.native else []))
     for system, run in systems:
         start = time.perf_counter()
         record[system], compiled = run(workload, args, expected, expected_inputs, options)
@@ -350,7 +379,8 @@ def run_workload(workload, size, options, log=print):
 
 # ---- reporting -----------------------------------------------------------------------------
 COLUMNS = ("workload", "category", "numpy ms", "npcompile", "graphs", "breaks", "npc 1st s", "recompiles",
-           "npc ms", "npc x", "numba", "nb 1st s", "nb ms", "nb x")
+           "npc ms", "npc x", "numba", "nb 1st s", "nb ms", "nb x", "native", "nat 1st s", "nat ms", "nat x",
+           "nat/nb")
 
 
 def _fmt(value, spec):
@@ -359,7 +389,7 @@ def _fmt(value, spec):
 
 def short_status(record):
     status = record.get("status") or "-"
-    if status.startswith("rejected") or status in ("match", "not installed"):
+    if status.startswith("rejected") or status in ("match", "not installed", "refused"):
         short = status
     else:
         short = status.split(":")[0].split()[0]
@@ -369,14 +399,17 @@ def short_status(record):
 def table_rows(records):
     rows = []
     for r in records:
-        npc, nb = r.get("npcompile", {}), r.get("numba", {})
+        npc, nb, nat = r.get("npcompile", {}), r.get("numba", {}), r.get("native", {})
+        versus_numba = nb["ms"] / nat["ms"] if nat.get("ms") and nb.get("ms") else None
         recompiles = (f"{npc['recompiles_first_call']}/{npc.get('recompiles_in_repeated_calls', '-')}"
                       if "recompiles_first_call" in npc else "-")
         rows.append((r["name"], r["category"], _fmt(r["numpy_ms"], ".2f"), short_status(npc) if npc else "off",
                      _fmt(npc.get("graphs"), "d"), _fmt(npc.get("breaks"), "d"), _fmt(npc.get("first_call_s"), ".2f"),
                      recompiles, _fmt(npc.get("ms"), ".2f"), _fmt(npc.get("speedup"), ".2f"),
                      short_status(nb) if nb else "off", _fmt(nb.get("first_call_s"), ".2f"),
-                     _fmt(nb.get("ms"), ".2f"), _fmt(nb.get("speedup"), ".2f")))
+                     _fmt(nb.get("ms"), ".2f"), _fmt(nb.get("speedup"), ".2f"),
+                     short_status(nat) if nat else "off", _fmt(nat.get("first_call_s"), ".2f"),
+                     _fmt(nat.get("ms"), ".3f"), _fmt(nat.get("speedup"), ".2f"), _fmt(versus_numba, ".2f")))
     return rows
 
 
@@ -401,7 +434,7 @@ def summary_lines(records):
     """Geometric means (matching, timed results only; overall and per category), then
     every problem: mismatches, failures, rejections, budgets, and npcompile's breaks."""
     lines = []
-    for system in ("npcompile", "numba"):
+    for system in ("npcompile", "numba", "native"):
         ran = [r for r in records if r.get(system) and r[system].get("status") != "not installed"]
         if not ran:
             continue
@@ -457,6 +490,8 @@ def parse_args(argv):
     parser.add_argument("--repeat", type=int, default=7, help="timed rounds (the median is kept)")
     parser.add_argument("--no-numba", action="store_true", help="leave numba out")
     parser.add_argument("--no-npcompile", action="store_true", help="leave npcompile out (NumPy and numba only)")
+    parser.add_argument("--native", action="store_true",
+                        help="also time npcompile.native's loop kernels (needs numba; refusals are reported)")
     parser.add_argument("--backend", default="inductor", help="npcompile's backend (eager, aot_eager, inductor)")
     parser.add_argument("--budget", type=float, default=60.0,
                         help="seconds: a system whose first call took longer is not called again for that "
@@ -538,7 +573,8 @@ def main(argv=None):
         records.append(run_workload(workload, options.size, options, log=lambda m: print(m, flush=True)))
     say()
     say(format_table(records))
-    say("(recompiles: during the first call / during the next 5 calls; *: first call over --budget, not timed)")
+    say("(recompiles: during the first call / during the next 5 calls; *: first call over --budget, not timed; "
+        "nat/nb: numba's time over native's)")
     say()
     for line in summary_lines(records):
         say(line)

@@ -9,33 +9,15 @@ warnings and exception. Otherwise every operation ran in NumPy's dtypes with IEE
 results and the kernel's result stands.
 """
 import builtins
-import ctypes
-import ctypes.util
 import dataclasses
 import inspect
-import platform
 import time
 import warnings
 
 import numpy as np
 
+from npcompile.native.fenv import FENV
 from npcompile.native.kinds import SUPPORTED, Array, NoneT, NotNative, Py, Scalar, Tup, of_value
-
-# x86-64 and aarch64 <fenv.h> values of FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW
-_FE_MASKS = {"x86_64": 0x01 | 0x04 | 0x08, "AMD64": 0x01 | 0x04 | 0x08, "aarch64": 0x01 | 0x02 | 0x04,
-             "arm64": 0x01 | 0x02 | 0x04}
-
-
-def _fenv():
-    mask = _FE_MASKS.get(platform.machine())
-    name = ctypes.util.find_library("m")
-    if mask is None or name is None:
-        return None
-    libm = ctypes.CDLL(name)
-    return libm.feclearexcept, libm.fetestexcept, mask
-
-
-FENV = _fenv()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -59,6 +41,25 @@ def guard_key(value):
     if type(value) is int:
         return (int, -(2 ** 63) <= value < 2 ** 63)
     return (type(value),)
+
+
+def guard_check(key):
+    """A fast test that a value has guard key ``key`` (called on every call)."""
+    if key[0] is np.ndarray:
+        _, dtype, ndim, lay, writeable, aligned = key
+
+        def check(v):
+            if type(v) is not np.ndarray or v.ndim != ndim or (v.dtype is not dtype and v.dtype != dtype):
+                return False
+            f = v.flags
+            c = f.c_contiguous
+            return (("C" if c else "F" if f.f_contiguous else "A") == lay and f.writeable == writeable
+                    and f.aligned == aligned)
+        return check
+    if key[0] is int:
+        return lambda v: type(v) is int and -(2 ** 63) <= v < 2 ** 63
+    t = key[0]
+    return lambda v: type(v) is t
 
 
 def argument_type(name, value):
@@ -101,6 +102,7 @@ class NativeKernel:
         self.signature = signature
         self.nparams = len(signature.parameters)
         self.keys = keys
+        self.checks = [guard_check(k) for k in keys]
         self.written = written               # positions of arguments the kernel may write
         self.arrays = [i for i, k in enumerate(keys) if k[0] is np.ndarray]
         self.compiled = compiled
@@ -109,6 +111,8 @@ class NativeKernel:
         self.source = source
         self.compile_seconds = compile_seconds
         self.bailouts = 0                    # calls that NumPy finished instead
+        from npcompile.native.support import clear_fp_flags, fp_flags
+        self.clear_flags, self.flags = clear_fp_flags, fp_flags
 
     def _values(self, args, kwargs):
         if not kwargs and len(args) == self.nparams:
@@ -122,8 +126,11 @@ class NativeKernel:
             values = self._values(args, kwargs or {})
         except TypeError:
             return False
-        if len(values) != len(self.keys) or any(guard_key(v) != k for v, k in zip(values, self.keys)):
+        if len(values) != len(self.checks):
             return False
+        for check, v in zip(self.checks, values):
+            if not check(v):
+                return False
         g = self.fn.__globals__
         for name, value in self.globals_used.items():
             if (g[name] if name in g else getattr(builtins, name, None)) is not value:
@@ -137,13 +144,12 @@ class NativeKernel:
     def __call__(self, *args, **kwargs):
         values = self._values(args, kwargs)
         saved = [(values[i], values[i].copy()) for i in self.written]
-        clear, test, mask = FENV
-        clear(mask)
+        self.clear_flags()
         try:
             result = self.compiled(*values)
         except Exception:  # noqa: BLE001 - any failure: NumPy decides what happens
             return self._numpy(saved, args, kwargs)
-        if test(mask):
+        if self.flags():
             return self._numpy(saved, args, kwargs)
         return self.box(result)
 

@@ -16,6 +16,21 @@ import numpy as np
 from numba.core import types
 from numba.extending import intrinsic
 
+from npcompile.native.fenv import FENV
+
+if FENV is not None:
+    _feclearexcept, _fetestexcept, _FE_MASK = FENV
+
+    @numba.njit(cache=False)
+    def clear_fp_flags():
+        """Called from Python, not inside a kernel: LLVM assumes no one reads the flags
+        and could move floating-point work across a call in the same function."""
+        _feclearexcept(_FE_MASK)
+
+    @numba.njit(cache=False)
+    def fp_flags():
+        return _fetestexcept(_FE_MASK)
+
 
 class Bail(Exception):
     """The native kernel met a case it does not reproduce; NumPy must run instead."""
@@ -232,4 +247,4 @@ if CBLAS is not None:
 
 
 HELPERS = {name: obj for name, obj in globals().items()
-           if isinstance(obj, numba.core.registry.CPUDispatcher)}
+           if isinstance(obj, numba.core.registry.CPUDispatcher) and name not in ("clear_fp_flags", "fp_flags")}

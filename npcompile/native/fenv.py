@@ -1,0 +1,24 @@
+"""The C floating-point status flags (<fenv.h>) NumPy reads to warn: invalid, divide by
+zero, overflow. A native kernel that leaves one of them set hands the call to NumPy."""
+import ctypes
+import ctypes.util
+import platform
+
+# FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW on x86-64 and on aarch64
+_MASKS = {"x86_64": 0x01 | 0x04 | 0x08, "AMD64": 0x01 | 0x04 | 0x08, "aarch64": 0x01 | 0x02 | 0x04,
+          "arm64": 0x01 | 0x02 | 0x04}
+
+
+def _libm_functions():
+    mask = _MASKS.get(platform.machine())
+    name = ctypes.util.find_library("m")
+    if mask is None or name is None:
+        return None
+    libm = ctypes.CDLL(name)
+    clear, test = libm.feclearexcept, libm.fetestexcept
+    for fn in (clear, test):
+        fn.argtypes, fn.restype = [ctypes.c_int], ctypes.c_int
+    return clear, test, mask
+
+
+FENV = _libm_functions()
