@@ -144,3 +144,20 @@ def test_flags_compare_as_numpy():
         views = (a.copy(), xp.ones((2, 3)), a.T, a[:, 1:], a.reshape(6), a[0], xp.zeros((3, 2)).T.copy())
         return [a.flags == x.flags for x in views] + [a.flags != a.T.flags]
     check(f)
+
+
+@pytest.mark.parametrize("dtype", ["int32", "int64", "float64", "complex64", "bool", "uint8"])
+@pytest.mark.parametrize("count", [-1, 0, 3, 24, 30])
+def test_fromiter(dtype, count):
+    """Reads at most ``count`` items (no more from the iterator), too few is NumPy's ValueError."""
+    def f(xp):
+        it = iter([x * x % 7 for x in range(24)])
+        return xp.fromiter(it, getattr(xp, dtype), count), next(it, "end")
+    check(f)
+
+
+def test_fromiter_item_errors_as_numpy():
+    check(lambda xp: xp.fromiter([1, None, 3], dtype=int))
+    check(lambda xp: xp.fromiter((x / 2 for x in range(5)), dtype=xp.float32))
+    check(lambda xp: xp.fromiter([], dtype="d"))
+    check(lambda xp: xp.fromiter([shim.float64(1.5)] if xp is shim else [numpy.float64(1.5)], dtype="f"))

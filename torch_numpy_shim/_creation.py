@@ -1,6 +1,7 @@
 """Array creation: from data, from shapes, ranges, grids. Creation follows torch's
 default device, so ``with torch.device("cuda"):`` creates on the GPU."""
 import builtins
+import itertools
 import math
 import operator
 
@@ -18,7 +19,7 @@ __all__ = [
     "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
     "arange", "linspace", "logspace", "geomspace",
     "eye", "identity", "diag", "diagflat", "tri", "tril", "triu", "vander",
-    "meshgrid", "indices", "fromfunction",
+    "meshgrid", "indices", "fromfunction", "fromiter",
 ]
 
 
@@ -508,6 +509,21 @@ def indices(dimensions, dtype=int, sparse=False):
     if not grids:
         return ndarray._wrap(torch.empty((0,), dtype=dt.torch))
     return ndarray._wrap(torch.stack([g.expand(dims) for g in grids]))
+
+
+def fromiter(iter, dtype, count=-1, *, like=None):
+    """``np.fromiter``: at most ``count`` items (exactly ``count`` when it is given), each
+    stored as NumPy's item assignment stores it (so None into an int array is a TypeError)."""
+    _refuse_like(like)
+    dt = _dtypes._as_dtype(dtype)
+    count = operator.index(count)
+    items = list(itertools.islice(iter, count) if count >= 0 else iter)
+    if count >= 0 and len(items) < count:
+        raise ValueError(f"iterator too short: Expected {count} but iterator had only {len(items)} items.")
+    data = numpy.empty(len(items), dtype=dt.np)
+    for i, item in enumerate(items):
+        data[i] = _coerce.to_numpy(item)
+    return _coerce.asarray(data)
 
 
 def fromfunction(function, shape, *, dtype=float, like=None, **kwargs):
