@@ -161,3 +161,12 @@ def test_fromiter_item_errors_as_numpy():
     check(lambda xp: xp.fromiter((x / 2 for x in range(5)), dtype=xp.float32))
     check(lambda xp: xp.fromiter([], dtype="d"))
     check(lambda xp: xp.fromiter([shim.float64(1.5)] if xp is shim else [numpy.float64(1.5)], dtype="f"))
+
+
+def test_dtype_metadata_is_refused():
+    """NumPy's dtype(..., metadata=) has nowhere to live in the shim's singleton dtypes: a refusal,
+    not a TypeError about the signature (a metadata that is not a dict is NumPy's TypeError)."""
+    with pytest.raises(shim.UnsupportedError):
+        shim.dtype("f8", metadata={1: 1})
+    check(lambda xp: xp.dtype("i4", metadata=None))
+    check(lambda xp: xp.dtype("i4", False, False))

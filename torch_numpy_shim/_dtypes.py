@@ -35,12 +35,19 @@ _TORCH_OF = {
 _NAME_OF_TORCH = {t: n for n, t in _TORCH_OF.items()}
 
 
+_UNSET = object()
+
+
 class dtype:
     """A NumPy dtype the shim supports; compares equal to NumPy's own dtype objects."""
 
     __slots__ = ("name", "np", "torch", "type")
 
-    def __new__(cls, spec, align=False, copy=False):
+    def __new__(cls, spec, align=False, copy=False, metadata=_UNSET):
+        if metadata is not _UNSET:  # shim dtypes are singletons: nowhere to keep a dict
+            if not isinstance(metadata, dict):
+                raise TypeError(f"dtype() argument 4 must be dict, not {type(metadata).__name__}")
+            raise UnsupportedError("dtype metadata is not supported by torch_numpy_shim")
         return _as_dtype(spec)
 
     @property
