@@ -2,6 +2,7 @@
 ``backend(gm, example_inputs) -> callable``. The ladder eager -> aot_eager -> inductor is
 the one the seeds recommend for bisecting a failure."""
 import contextlib
+import re
 
 import torch
 
@@ -55,7 +56,8 @@ def inductor(gm, example_inputs):
     runtime's per-call choice holds; otherwise Inductor bakes ``num_threads(N)`` into
     them whenever torch's count differs from ``os.cpu_count()``. A graph every call of
     which gets one thread (fixed sizes, little work) is compiled without parallel
-    regions and marked ``single_threaded`` (see npcompile/threads.py).
+    regions, and marked ``single_threaded`` (not run under ``ThreadsFor``) when it calls
+    no library kernel (see npcompile/threads.py).
 
     A graph that mutates no input and returns no aliases goes straight to Inductor's
     graph compiler and is called without AOT autograd's runtime wrappers (they cost
@@ -83,12 +85,13 @@ def inductor(gm, example_inputs):
         joint_graph_passes(decomposed)  # the pre-grad/joint passes compile_fx would run: constant folding
         folded = _inputs_returned(decomposed)
         with torch._inductor.config.patch(size_asserts=False):  # our guards check sizes and strides
-            call = compile_fx_inner(decomposed, example_inputs).current_callable
+            graph = compile_fx_inner(decomposed, example_inputs)
+    call = graph.current_callable
     if folded:
         call = _copying(call, folded)
     compiled = lambda *args: call(list(args))  # noqa: E731
     compiled.boxed = call   # takes a list (which it empties): the runtime's hot path calls this
-    compiled.single_threaded = single
+    compiled.single_threaded = single and not calls_library_kernels(graph.source_code)
     return compiled
 
 
@@ -109,6 +112,17 @@ def _copying(call, positions):
         return outputs
 
     return boxed
+
+
+_LIBRARY_CALL = re.compile(r"\b(extern_kernels\.\w+|aten\.\w+(\.\w+)?"
+                           r"|torch\.ops\.(?!inductor\._alloc_from_pool\b)\w+\.\w+(\.\w+)?)\(")
+
+
+def calls_library_kernels(source):
+    """Whether Inductor's wrapper code calls kernels it did not generate (BLAS through
+    ``extern_kernels``, ATen fallbacks, custom ops): those use torch's thread count when
+    called, whatever the generated loops were compiled for."""
+    return _LIBRARY_CALL.search(source) is not None
 
 
 def _restarting(compile_graph, gm, example_inputs):

@@ -259,6 +259,30 @@ def test_a_small_fixed_size_graph_is_compiled_without_parallel_regions(policy):
     assert entry.compiled.single_threaded and entry.fast.__globals__["compiled"] is entry.compiled   # not wrapped
 
 
+def test_a_small_graph_calling_a_library_kernel_still_runs_under_one_thread(policy):
+    """The generated loops of a small graph are serial, but a matrix product is BLAS's,
+    which follows torch's thread count when called: the call is still wrapped."""
+    seen = []
+    jitted = npcompile.jit(lambda a, b: np.tanh(a @ b), backend=recording_inductor(seen))
+    a, b = np.linspace(0.0, 1.0, 400).reshape(20, 20), np.eye(20)
+    np.testing.assert_allclose(jitted(a, b), np.tanh(a @ b))
+    assert seen == [1]     # recorded: Inductor did not mark the graph single_threaded
+
+
+@pytest.mark.parametrize("line, calls", [
+    ("extern_kernels.mm(arg0_1, arg1_1, out=buf0)", True),
+    ("buf1 = torch.ops.aten.cumsum.default(buf0, 1)", True),
+    ("buf2 = aten.addmm(arg2_1, buf1, arg3_1)", True),
+    ("buf3 = torch.ops.npcompile.host_mm.default(buf2, arg0_1)", True),
+    ("cpp_fused_add_mul_0(arg0_1, buf0)", False),
+    ("buf0 = torch.ops.inductor._alloc_from_pool(pool0, 0, torch.float64, (8,), (1,))", False),
+    ("aten = torch.ops.aten", False),
+    ("# Topologically Sorted Source Nodes: [mul, add], Original ATen: [aten.mul, aten.add]", False),
+])
+def test_calls_to_library_kernels_are_found_in_inductors_wrapper_code(line, calls):
+    assert backends.calls_library_kernels(line) is calls
+
+
 def test_cgroup_quota_files(tmp_path):
     (tmp_path / "cpu.max").write_text("150000 100000\n")
     assert threads.cgroup_cpu_quota(str(tmp_path)) == 1
