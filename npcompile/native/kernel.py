@@ -160,8 +160,10 @@ class NativeKernel:
         return self.fn(*args, **kwargs)
 
 
-def try_compile(fn, args, kwargs=None):
-    """A NativeKernel for ``fn`` specialized to these arguments' types, or a Refusal."""
+def try_compile(fn, args, kwargs=None, *, loop_kernels_only=True):
+    """A NativeKernel for ``fn`` specialized to these arguments' types, or a Refusal.
+    ``loop_kernels_only``: also refuse functions the native path reproduces but does not
+    speed up (``Lowering.loop_kernel_reason``); off, every provable function compiles."""
     try:
         import numba
     except ImportError:
@@ -178,6 +180,9 @@ def try_compile(fn, args, kwargs=None):
         types = {name: argument_type(name, v) for name, v in values.items()}
         lowering = Lowering(fn, types)
         source = lowering.source()
+        policy = lowering.loop_kernel_reason() if loop_kernels_only else None
+        if policy:
+            return Refusal(f"not a loop kernel: {policy}")
         box = boxer(lowering.return_type)
     except NotNative as exc:
         return Refusal(str(exc))

@@ -138,6 +138,7 @@ class Lowering:
         self.return_type, self.returns_value = None, False
         name = f"{PREFIX}kernel"
         self.lines.append(f"def {name}({', '.join(self.params)}):")
+        self.loop_depth, self.scalar_work, self.wide_arrays = 0, False, None
         body = self.node.body
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                 and isinstance(body[0].value.value, str):
@@ -210,7 +211,7 @@ class Lowering:
         code, t = self.expr(s.test)
         self.require_scalar(t, "a while condition")
         self.emit(depth, f"while {code}:")
-        self.block(s.body, depth + 1)
+        self.loop_body(s.body, depth + 1)
 
     def stmt_For(self, s, depth):
         if s.orelse or not isinstance(s.target, ast.Name):
@@ -234,7 +235,29 @@ class Lowering:
                 raise NotNative("a for loop over something other than range() or a 1-D array")
             self.assign_name(s.target.id, scalar(Sc(t.dtype)))
             self.emit(depth, f"for {s.target.id} in {code}:")
-        self.block(s.body, depth + 1)
+        self.loop_body(s.body, depth + 1)
+
+    def loop_body(self, body, depth):
+        self.loop_depth += 1
+        self.block(body, depth)
+        self.loop_depth -= 1
+
+    def elementwise_array(self, result):
+        """Record N-D elementwise array work inside a loop (see ``loop_kernel_reason``)."""
+        if self.loop_depth and result.ndim >= 2 and self.wide_arrays is None:
+            self.wide_arrays = "elementwise arithmetic on 2-D arrays inside a loop"
+
+    def loop_kernel_reason(self):
+        """Why this function is not a loop kernel the native path should take, or None.
+        Measured (benchmarks.loops --native): numba wins where loops index elements or
+        take dot products of slices, and loses to NumPy's SIMD loops (and to the traced
+        path's fused kernels) on 2-D elementwise work and on time loops over whole arrays
+        (floyd_warshall 0.2x, fdtd_2d 0.6x, conv2d 0.6x, jacobi_1d 1.0x NumPy)."""
+        if self.wide_arrays:
+            return self.wide_arrays
+        if not self.scalar_work:
+            return "no element indexing or dot product inside a loop (whole-array code: the traced path fuses it)"
+        return None
 
     def _nonzero_constant(self, node):
         value = self.constant_int(node)
@@ -307,8 +330,8 @@ class Lowering:
         result = numpy_result(lambda a, b: BINARY[op](a, b), target_t, t)
         if not isinstance(result, Array) or result.dtype != target_t.dtype:
             raise NotNative("an in-place operation NumPy computes in another dtype than the target's")
-        if op in ("FloorDiv", "Mod", "Pow") and result.dtype.kind != "f":
-            raise NotNative(f"in-place integer {op}")
+        if op == "Pow" or op in ("FloorDiv", "Mod") and result.dtype.kind != "f":
+            raise NotNative(f"in-place {op} on an array")
         numpy_result(lambda a, b: BINARY[f"{op}"](a.copy(), b), target_t, t)
         self.mark_written(target_t)
         operand = self.as_operand(code, t, result.dtype)
@@ -501,6 +524,7 @@ class Lowering:
                 ints += 1
         text = f"{code}[{', '.join(codes)}]"
         if ints == t.ndim:
+            self.scalar_work = self.scalar_work or self.loop_depth > 0
             return text, scalar(Sc(t.dtype))
         return text, Array(t.dtype, t.ndim - ints, t.roots, t.writable, contiguous=False)
 
@@ -553,6 +577,7 @@ class Lowering:
         result = numpy_result(BINARY[op], lt, rt)
         dtype = result.dtype
         if op == "MatMult":
+            self.scalar_work = self.scalar_work or self.loop_depth > 0
             if not (isinstance(lt, Array) and isinstance(rt, Array)) or lt.ndim not in (1, 2) or rt.ndim not in (1, 2):
                 raise NotNative("@ other than on 1-D or 2-D arrays")
             if lt.ndim == rt.ndim == 1 and dtype.kind == "i":
@@ -568,9 +593,12 @@ class Lowering:
                 return f"{PREFIX}{helper}({self.as_operand(lc, lt, dtype)}, {self.as_operand(rc, rt, dtype)})", result
             return f"np.dot({self.as_operand(lc, lt, dtype)}, {self.as_operand(rc, rt, dtype)})", result
         if isinstance(result, Array):
-            if op in ("FloorDiv", "Mod", "Pow") and dtype.kind != "f" or dtype.kind == "b" and \
+            if op == "Pow":     # NumPy's power loops special-case exponents (x**0.5 is sqrt, not pow)
+                raise NotNative("** on arrays")
+            if op in ("FloorDiv", "Mod") and dtype.kind != "f" or dtype.kind == "b" and \
                     op not in ("BitAnd", "BitOr", "BitXor"):
                 raise NotNative(f"array {op} in {dtype}")
+            self.elementwise_array(result)
             return f"({self.as_operand(lc, lt, dtype)} {SYMBOL[op]} {self.as_operand(rc, rt, dtype)})", result
         both_python = lt.is_python() and rt.is_python()
         if dtype.kind == "f":
@@ -616,6 +644,8 @@ class Lowering:
             return f"({conv[0]} {SYMBOL[op]} {conv[1]})", result
         else:
             dtype = numpy_result(operator.add, lt, rt).dtype   # floats: the promoted type (NEP 50)
+        if isinstance(result, Array):
+            self.elementwise_array(result)
         return f"({self.as_operand(lc, lt, dtype)} {SYMBOL[op]} {self.as_operand(rc, rt, dtype)})", result
 
     def expr_BoolOp(self, node):
@@ -750,6 +780,7 @@ class Lowering:
         emitted = {"absolute": "np.abs", "abs": "np.abs", "fabs": "np.abs"}.get(name, f"np.{name}")
         if isinstance(result, Scalar):
             return f"{np_type(dtype)}({emitted}({operand}))", result
+        self.elementwise_array(result)
         return f"{emitted}({operand})", result
 
     def numpy_call(self, name, node):

@@ -34,11 +34,12 @@ _KERNELS = {}
 
 def compiled(fn, args):
     """A kernel for ``fn`` whose guard accepts ``args`` (compiled once per guard, as a
-    runtime would keep them), or the Refusal."""
+    runtime would keep them), or the Refusal. Fidelity is tested on everything the native
+    path can prove, so the loop-kernel policy (a performance choice) is off here."""
     for kernel in _KERNELS.get(fn, ()):
         if kernel.guard(args):
             return kernel
-    kernel = try_compile(fn, args)
+    kernel = try_compile(fn, args, loop_kernels_only=False)
     if kernel:
         _KERNELS.setdefault(fn, []).append(kernel)
     return kernel

@@ -8,13 +8,17 @@ from hypothesis import given, note, settings
 from hypothesis import strategies as st
 
 from benchmarks import loop_workloads as lw
+from npcompile.native import try_compile
 from tests.native.helpers import check_against_numpy, compiled
 
 pytest.importorskip("numba")
 
-# workloads the native path must accept as they are written
-NATIVE = ["cholesky", "lu", "lu_solve", "durbin", "trisolv", "gramschmidt", "syrk", "syr2k", "trmm",
-          "floyd_warshall", "nussinov", "seidel_2d", "jacobi_1d", "fdtd_2d", "vadv", "conv2d"]
+# loop kernels: the native path takes them as they are written
+LOOP_KERNELS = ["cholesky", "lu", "lu_solve", "durbin", "trisolv", "gramschmidt", "syrk", "syr2k", "trmm",
+                "nussinov", "seidel_2d"]
+# provably NumPy's natively too, but whole-array work the policy leaves to the traced path
+WHOLE_ARRAY = ["floyd_warshall", "jacobi_1d", "fdtd_2d", "vadv", "conv2d"]
+NATIVE = LOOP_KERNELS + WHOLE_ARRAY
 
 # sizes hypothesis may hand each workload's input builder (0 and 1 where the builder allows)
 SIZES = {
@@ -46,6 +50,17 @@ def test_workload_runs_natively_and_matches_numpy(name, size):
     before = kernel.bailouts
     assert check_against_numpy(w.fn, lambda: fresh(args), rtol=w.rtol) is kernel
     assert kernel.bailouts == before, "the workload's own inputs must not need NumPy"
+
+
+@pytest.mark.parametrize("name", LOOP_KERNELS + WHOLE_ARRAY)
+def test_loop_kernel_policy(name):
+    """The default policy takes loops over elements and slices, not whole-array loops."""
+    w = workload(name)
+    kernel = try_compile(w.fn, w.inputs("tiny"))
+    if name in LOOP_KERNELS:
+        assert kernel, kernel
+    else:
+        assert not kernel and kernel.reason.startswith("not a loop kernel")
 
 
 def test_second_call_reuses_the_kernel_and_its_guard_rejects_other_types():
