@@ -170,3 +170,40 @@ def test_dtype_metadata_is_refused():
         shim.dtype("f8", metadata={1: 1})
     check(lambda xp: xp.dtype("i4", metadata=None))
     check(lambda xp: xp.dtype("i4", False, False))
+
+
+def _views(xp):
+    a = xp.arange(24.0).reshape((4, 6))
+    b = xp.arange(12, dtype=xp.int32)
+    return {"a": a, "a.T": a.T, "a[::2]": a[::2], "a[1::2]": a[1::2], "a[:, ::2]": a[:, ::2],
+            "a[:, 1::2]": a[:, 1::2], "a[0]": a[0], "a[1]": a[1], "a[1:3, 2:4]": a[1:3, 2:4],
+            "a[2:, 3:]": a[2:, 3:], "a[::-1]": a[::-1], "a[:0]": a[:0], "copy": a.copy(), "b": b,
+            "b[::3]": b[::3], "b[1::3]": b[1::3], "b.reshape": b.reshape((3, 4)), "a[0, 0]": a[0, 0],
+            "list": [1.0, 2.0], "a[::-1][1:3]": a[::-1][1:3], "flip1": xp.flip(a, 1), "a[::-1].T": a[::-1].T,
+            "rot90": xp.rot90(a), "a[:, ::-2]": a[:, ::-2], "b[::-1][::2]": b[::-1][::2]}
+
+
+@pytest.mark.parametrize("fn", ["shares_memory", "may_share_memory"])
+def test_shares_memory_as_numpy(fn):
+    """Exact overlap (shares_memory) and bounds overlap (may_share_memory) for every pair of views."""
+    def f(xp):
+        views = _views(xp)
+        return {(i, j): getattr(xp, fn)(x, y) for i, x in views.items() for j, y in views.items()}
+    check(f)
+    check(lambda xp: xp.may_share_memory(xp.arange(8)[::2], xp.arange(8)[1::2], max_work=-1))
+
+
+def test_shares_memory_with_wrapped_numpy_array():
+    a = numpy.arange(10.0)
+    assert shim.shares_memory(shim.asarray(a), a) and shim.shares_memory(a[::2], shim.asarray(a)[2:3])
+    assert not shim.shares_memory(shim.asarray(a)[1::2], a[::2])
+
+
+def test_shares_memory_under_jit_is_answered_per_call():
+    """Under npcompile the question is never answered while tracing (it would become a constant
+    of the graph): each call gets NumPy's answer for its own inputs."""
+    import npcompile
+    f = npcompile.jit(lambda a, b: (numpy.shares_memory(a, b), numpy.may_share_memory(a, b)), backend="eager")
+    a = numpy.arange(6.0)
+    for b in (a[::2], a.copy(), a[::-1], numpy.arange(6.0), a[3:], a):
+        assert f(a, b) == (numpy.shares_memory(a, b), numpy.may_share_memory(a, b))

@@ -25,6 +25,7 @@ from ._flatiter import *
 from ._functions import *
 from ._indexing import *
 from ._manipulation import *
+from ._memory import *
 from ._ndarray import *
 from ._products import *
 from ._promotion import *

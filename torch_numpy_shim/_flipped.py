@@ -11,7 +11,7 @@ import weakref
 from ._detours import movable, restored
 from ._ndarray import ndarray
 
-__all__ = ["register", "written", "writes"]
+__all__ = ["register", "written", "writes", "reversal_of"]
 
 _LIVE = {}   # id(copy) -> _Link
 
@@ -46,6 +46,15 @@ def register(copy, source, view, dims, perm=None):
     ref = weakref.ref(copy, lambda _ref, key=key: _LIVE.pop(key, None))
     _LIVE[key] = _Link(ref, _root(source), view, tuple(dims), None if perm is None else tuple(perm))
     return copy
+
+
+def reversal_of(copy):
+    """(source root, view tensor, dims, perm) when ``copy`` is a registered reversed copy
+    (it holds ``flip(view, dims).permute(perm)``), else None."""
+    link = _LIVE.get(id(copy))
+    if link is None or link.ref() is not copy:
+        return None
+    return link.source, link.view, link.dims, link.perm
 
 
 def written(arr):
