@@ -1,12 +1,14 @@
-"""The C floating-point status flags (<fenv.h>) NumPy reads to warn: invalid, divide by
-zero, overflow. A native kernel that leaves one of them set hands the call to NumPy."""
+"""The C floating-point status flags (<fenv.h>) NumPy reads to warn or raise: invalid,
+divide by zero, overflow and underflow (ignored by NumPy's default error state, but
+``np.errstate(under='raise')`` raises). A native kernel that leaves one of them set
+hands the call to NumPy."""
 import ctypes
 import ctypes.util
 import platform
 
-# FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW on x86-64 and on aarch64
-_MASKS = {"x86_64": 0x01 | 0x04 | 0x08, "AMD64": 0x01 | 0x04 | 0x08, "aarch64": 0x01 | 0x02 | 0x04,
-          "arm64": 0x01 | 0x02 | 0x04}
+# FE_INVALID | FE_DIVBYZERO | FE_OVERFLOW | FE_UNDERFLOW on x86-64 and on aarch64
+_MASKS = {"x86_64": 0x01 | 0x04 | 0x08 | 0x10, "AMD64": 0x01 | 0x04 | 0x08 | 0x10,
+          "aarch64": 0x01 | 0x02 | 0x04 | 0x08, "arm64": 0x01 | 0x02 | 0x04 | 0x08}
 
 
 def _libm_functions():

@@ -7,9 +7,10 @@ from npcompile.native import try_compile
 from tests.oracle import assert_same
 
 
-def outcome(fn, args):
-    """(result, exception, sorted RuntimeWarning messages) of ``fn(*args)``."""
-    with warnings.catch_warnings(record=True) as caught:
+def outcome(fn, args, errstate=None):
+    """(result, exception, sorted RuntimeWarning messages) of ``fn(*args)`` under
+    ``np.errstate(**errstate)``."""
+    with warnings.catch_warnings(record=True) as caught, np.errstate(**(errstate or {})):
         warnings.simplefilter("always")
         try:
             result, exc = fn(*args), None
@@ -45,7 +46,7 @@ def compiled(fn, args):
     return kernel
 
 
-def check_against_numpy(fn, make_args, rtol=None):
+def check_against_numpy(fn, make_args, rtol=None, errstate=None):
     """Compile ``fn`` for the arguments ``make_args()`` builds (fresh each call) and
     compare one native call with NumPy: result (type, dtype, values), exception class,
     RuntimeWarnings, and every argument afterwards. Returns the kernel or the Refusal."""
@@ -55,8 +56,8 @@ def check_against_numpy(fn, make_args, rtol=None):
         return kernel
     np_args, native_args = make_args(), make_args()
     assert kernel.guard(native_args)
-    expected, np_exc, np_warnings = outcome(fn, np_args)
-    actual, native_exc, native_warnings = outcome(kernel, native_args)
+    expected, np_exc, np_warnings = outcome(fn, np_args, errstate)
+    actual, native_exc, native_warnings = outcome(kernel, native_args, errstate)
     if np_exc is not None:
         assert type(native_exc) is type(np_exc), f"NumPy raised {np_exc!r}, native gave {native_exc!r} / {actual!r}"
     else:

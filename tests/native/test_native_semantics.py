@@ -277,3 +277,20 @@ def test_ordinary_inputs_run_natively(fn, args):
     before = kernel.bailouts
     assert check_against_numpy(fn, copies(*args)) is kernel
     assert kernel.bailouts == before
+
+
+def halve_repeatedly(a, n):
+    for i in range(a.shape[0]):
+        for _ in range(n):
+            a[i] = a[i] * 0.5
+    return a
+
+
+@pytest.mark.parametrize("setting", ["ignore", "warn", "raise"])
+def test_numpy_error_state_is_honoured(setting):
+    """Underflow (ignored by default), overflow and invalid follow np.errstate: the
+    kernel hands any flagged call to NumPy, which then warns or raises as set."""
+    state = {"all": setting}
+    assert check_against_numpy(halve_repeatedly, copies(np.array([1e-300, 1.0]), 30), errstate=state)
+    assert check_against_numpy(scale_in_place, copies(np.array([3e38, 1.0], np.float32)), errstate=state)
+    assert check_against_numpy(roots, copies(np.array([-1.0, 4.0])), errstate=state)
