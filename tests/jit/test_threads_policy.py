@@ -129,8 +129,11 @@ def test_a_small_graph_runs_single_threaded_and_a_large_one_on_every_core(policy
     jitted = npcompile.jit(scaled, backend=recording_backend(seen))
     small, large = np.ones(100), np.ones(1 << 20)           # 1.6 KB and 16 MiB of inputs and outputs
     np.testing.assert_array_equal(jitted(small), scaled(small))
-    np.testing.assert_array_equal(jitted(large), scaled(large))
-    assert seen == [1, 4] and torch.get_num_threads() == 4
+    np.testing.assert_array_equal(jitted(large), scaled(large))      # recompiled with a dynamic size
+    np.testing.assert_array_equal(jitted(small[:50]), scaled(small[:50]))   # same entry, judged per call
+    assert seen == [1, 4, 1] and torch.get_num_threads() == 4
+    work, scale = threads.work_estimate(jitted.entries[-1].capture.gm)
+    assert work == 0 and scale == pytest.approx(2.0)
 
 
 def test_a_busy_machine_runs_a_large_graph_single_threaded(policy, monkeypatch):
