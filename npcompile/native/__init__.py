@@ -5,7 +5,11 @@ numba, ``try_compile`` refuses and callers take their ordinary path).
     kernel = try_compile(fn, args, kwargs)     # NativeKernel, or a falsy Refusal(reason)
     if kernel and kernel.guard(args, kwargs):
         result = kernel(*args, **kwargs)
-"""
-from npcompile.native.kernel import NativeKernel, Refusal, try_compile
 
-__all__ = ["NativeKernel", "Refusal", "try_compile"]
+A runtime keeps the kernels it compiled per function and the refusals under
+``call_key(fn, args, kwargs)``; a call whose guard holds runs the kernel, whose result,
+warnings, exceptions and writes into the arguments are NumPy's (kernel.py says how).
+"""
+from npcompile.native.kernel import NativeKernel, Refusal, call_key, try_compile
+
+__all__ = ["NativeKernel", "Refusal", "call_key", "try_compile"]

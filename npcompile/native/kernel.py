@@ -160,6 +160,18 @@ class NativeKernel:
         return self.fn(*args, **kwargs)
 
 
+def call_key(fn, args, kwargs=None):
+    """A hashable key of what a kernel for this call would be specialized on (argument
+    types, dtypes, ranks, layouts, flags): callers remember refusals under it, so a
+    refused function is analysed once per key, not once per call."""
+    try:
+        bound = inspect.signature(fn).bind(*args, **(kwargs or {}))
+    except TypeError:
+        return None
+    bound.apply_defaults()
+    return tuple(guard_key(v) for v in bound.arguments.values())
+
+
 def try_compile(fn, args, kwargs=None, *, loop_kernels_only=True):
     """A NativeKernel for ``fn`` specialized to these arguments' types, or a Refusal.
     ``loop_kernels_only``: also refuse functions the native path reproduces but does not

@@ -11,7 +11,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from npcompile.native import try_compile
+from npcompile.native import call_key, try_compile
 from tests.native.helpers import check_against_numpy, compiled
 
 pytest.importorskip("numba")
@@ -294,3 +294,20 @@ def test_numpy_error_state_is_honoured(setting):
     assert check_against_numpy(halve_repeatedly, copies(np.array([1e-300, 1.0]), 30), errstate=state)
     assert check_against_numpy(scale_in_place, copies(np.array([3e38, 1.0], np.float32)), errstate=state)
     assert check_against_numpy(roots, copies(np.array([-1.0, 4.0])), errstate=state)
+
+
+def with_default(a, scale=2.0):
+    for i in range(a.shape[0]):
+        a[i] = a[i] * scale
+    return a
+
+
+def test_keywords_defaults_and_call_key():
+    a = np.arange(3.0)
+    kernel = try_compile(with_default, (a,), {})
+    assert kernel.guard((a,)) and kernel.guard((a,), {"scale": 3.0}) and kernel.guard((), {"a": a})
+    assert not kernel.guard((a,), {"scale": 3})          # an int where a float was compiled
+    assert not kernel.guard((a,), {"bogus": 1})
+    np.testing.assert_array_equal(kernel(a.copy(), scale=3.0), with_default(a.copy(), scale=3.0))
+    assert call_key(with_default, (a,)) == call_key(with_default, (a.copy(),), {"scale": 1.5})
+    assert call_key(with_default, (a,)) != call_key(with_default, (a.astype(np.float32),))
