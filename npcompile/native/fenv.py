@@ -24,3 +24,5 @@ def _libm_functions():
 
 
 FENV = _libm_functions()
+# FE_UNDERFLOW alone does not stop a kernel when NumPy's error state ignores underflow
+UNDERFLOW = {"x86_64": 0x10, "AMD64": 0x10, "aarch64": 0x08, "arm64": 0x08}.get(platform.machine(), 0)

@@ -16,7 +16,7 @@ import warnings
 
 import numpy as np
 
-from npcompile.native.fenv import FENV
+from npcompile.native.fenv import FENV, UNDERFLOW
 from npcompile.native.kinds import SUPPORTED, Array, NoneT, NotNative, Py, Scalar, Tup, of_value
 
 
@@ -149,7 +149,8 @@ class NativeKernel:
             result = self.compiled(*values)
         except Exception:  # noqa: BLE001 - any failure: NumPy decides what happens
             return self._numpy(saved, args, kwargs)
-        if self.flags():
+        flags = self.flags()
+        if flags and (flags != UNDERFLOW or np.geterr()["under"] != "ignore"):
             return self._numpy(saved, args, kwargs)
         return self.box(result)
 
