@@ -5,7 +5,8 @@ from .bytecode import instructions_of
 
 
 class Null:
-    """The NULL CPython pushes below a callable (PUSH_NULL, LOAD_GLOBAL with the low bit)."""
+    """The NULL CPython pushes beside a callable called without ``self`` (PUSH_NULL,
+    LOAD_GLOBAL with the low bit): below it in 3.11 and 3.12, above it from 3.13."""
 
     def __repr__(self):
         return "NULL"

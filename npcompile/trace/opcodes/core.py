@@ -61,15 +61,22 @@ def _load_const(tracer, frame, inst):
     frame.push(inst.argval)
 
 
+_CELL_NAMES = {}
+
+
 def is_cell(frame, name):
     """Whether ``name``'s fast slot holds a cell: LOAD_FAST of it gives the cell itself (a
     closure being built, 3.13), and an inlined comprehension (3.12+) saves and restores
     the cell around its own (LOAD_FAST_AND_CLEAR, STORE_FAST)."""
-    return name in frame.code.co_cellvars or name in frame.code.co_freevars
+    code = frame.code
+    names = _CELL_NAMES.get(code)
+    if names is None:   # co_cellvars and co_freevars are new tuples on every read
+        names = _CELL_NAMES[code] = frozenset(code.co_cellvars + code.co_freevars)
+    return name in names
 
 
 def load_local(frame, name):
-    if is_cell(frame, name) and name in frame.cells:
+    if name in frame.cells and is_cell(frame, name):
         return frame.cells[name]
     if name not in frame.locals:   # raised outside an except clause: no stray __context__
         raise UnboundLocalError(f"cannot access local variable '{name}' where it is not associated with a value")
