@@ -22,9 +22,13 @@ eager_shim = False
 #: graph before it included). A loop that would exceed it ends the segment at its first
 #: back edge: its body is traced once, the loop variable symbolic, and driven by the
 #: runtime (see trace/loops.py). Bounds compile time by the source, not the trip count.
-loop_unroll_nodes = 600
+loop_unroll_nodes = 1000
 #: Most iterations of one loop unrolled into a graph, even of a body with no graph nodes.
 loop_unroll_trips = 1024
+#: Iterations of a ``for ... in range(...)`` loop body traced into one body graph (fewer
+#: when they would pass loop_unroll_nodes): the runtime's per-call overhead is paid once
+#: per chunk. 1: one iteration per call.
+loop_chunk_trips = 8
 #: Maximum depth of inlined user-function calls.
 inline_depth_limit = 64
 

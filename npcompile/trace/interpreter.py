@@ -169,6 +169,10 @@ class Tracer:
                 frame.locals[name] = self.lift(value, sources.item(sources.attribute(base, "locals"), name))
         frame.stack = [v if v is NULL else self.lift(v, sources.item(sources.attribute(base, "stack"), j))
                        for j, v in enumerate(real.stack)]
+        if k == len(self.resume_frames) - 1:   # a loop body: its range iterator, stood in for (chunks)
+            cursor = loops.range_cursor(frame, real, lambda j: sources.item(sources.attribute(base, "stack"), j))
+            if cursor is not None:
+                frame.stack[-2] = cursor
         for name, cell in real.cells.items():
             contents = sources.Source(f"L[{k}].cells[{name!r}].cell_contents", f"cell {name}")
             new = types.CellType(self.lift(cell.cell_contents, contents)) if _cell_full(cell) else types.CellType()
@@ -436,6 +440,9 @@ class Tracer:
             return
         started_inside = frame is self.start_frame and inst.argval <= self.start_offset <= inst.offset
         if started_inside:
+            top = frame.stack[-1] if frame.stack else None
+            if type(top) is loops.RangeCursor and top.take_another(_graph_size()):
+                return   # the next iteration goes into this graph too (a chunk)
             raise GraphBreak("loop boundary: the loop body is compiled once and driven by the runtime",
                              "not an error: a loop's body is a segment of its own")
         state = self.loops.setdefault((id(frame), inst.offset), loops.LoopState())
@@ -445,6 +452,10 @@ class Tracer:
                              "not an error: its body is compiled once and driven by the runtime")
 
     def check_iterator(self, iterator):
+        if type(iterator) is loops.RangeCursor:
+            for expression, description in iterator.guards(iterator.advanced + 1):
+                self.guards.add(expression, description)
+            return
         if id(iterator) in self.source_of:
             raise GraphBreak("advancing an iterator from outside the segment",
                              "iterators that cross a graph break are advanced by the runtime")

@@ -177,3 +177,67 @@ def carried_scalar_changed(old, now):
     the same resume point: from now on it is a graph input, not a constant."""
     return (isinstance(old, (numpy.floating, numpy.complexfloating)) and type(now) is type(old)
             and not (now == old or (now != now and old != old)))
+
+
+_RANGE_ITERATOR = type(iter(range(0)))
+
+
+class RangeCursor:
+    """Stands in, in a loop body's trace, for the real ``range`` iterator of the loop the
+    segment started in (``source``: where the real one is), so that the body can be
+    traced ``chunk`` times into one graph: each further ``next`` yields the loop value
+    one step on (symbolic when the loop value is), guarded on the real iterator having
+    that many items left. The segment's end advances the real iterator by as many
+    (``advance``), so the runtime's per-call overhead is paid once per chunk."""
+
+    __slots__ = ("source", "value", "step", "remaining", "advanced", "chunk")
+
+    def __init__(self, real, source, value):
+        self.source = source
+        self.value = value                      # the value FOR_ITER produced last
+        self.step = real.__reduce__()[1][0].step
+        self.remaining = operator.length_hint(real)
+        self.advanced = 0
+        self.chunk = None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self.advanced >= self.remaining:   # never reached: take_another stops before
+            raise StopIteration
+        self.advanced += 1
+        self.value = self.value + self.step
+        return self.value
+
+    def take_another(self, nodes):
+        """At the loop's back edge: trace one more iteration into this graph? The chunk
+        is decided at the first back edge, from the graph's size then (one body)."""
+        if self.chunk is None:
+            chunk = min(config.loop_chunk_trips, config.loop_unroll_nodes // max(nodes, 1))
+            self.chunk = chunk if 1 <= chunk - 1 <= self.remaining else 1
+        return self.advanced < self.chunk - 1
+
+    def guards(self, items):
+        """(expression, description) of what taking ``items`` more items relies on."""
+        expr = self.source.expr
+        return [(f"{expr}.__reduce__()[1][0].step == {self.step!r}", f"{self.source.label} steps by {self.step}"),
+                (f"{expr}.__length_hint__() >= {items}", f"{self.source.label} has {items} more items")]
+
+
+def range_cursor(frame, real_frame, source_of_slot):
+    """A RangeCursor for the iterator below the value FOR_ITER just pushed in a resumed
+    top frame, or None (not right after FOR_ITER, not a range iterator, fullgraph)."""
+    stack = real_frame.stack
+    if real_frame.ip == 0 or len(stack) < 2 or type(stack[-2]) is not _RANGE_ITERATOR or \
+            real_frame.instructions[real_frame.ip - 1].opname != "FOR_ITER" or type(stack[-1]) is not int or \
+            frame.fullgraph or frame.error_on_graph_break or config.loop_chunk_trips <= 1:
+        return None
+    return RangeCursor(stack[-2], source_of_slot(len(stack) - 2), frame.stack[-1])
+
+
+def advance(iterator, n):
+    """The real range iterator, ``n`` items on (what a chunk consumed)."""
+    if n:
+        iterator.__setstate__(iterator.__reduce__()[2] + n)
+    return iterator

@@ -135,6 +135,8 @@ class _Encoder:
         if isinstance(value, scalars.ScalarMethod) or \
                 isinstance(value, types.BuiltinMethodType) and not isinstance(value.__self__, types.ModuleType):
             return f"getattr({self(value.__self__)}, {value.__name__!r})"
+        if isinstance(value, loops.RangeCursor):   # the real iterator, advanced past the chunk
+            return self.name(value, f"{p.const(loops.advance)}({value.source.expr}, {value.advanced})")
         if isinstance(value, loops.SymRange):
             return self.name(value, f"range({self(value.start)}, {self(value.stop)}, {self(value.step)})")
         if isinstance(value, loops.SymRangeIterator):

