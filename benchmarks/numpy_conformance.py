@@ -324,11 +324,14 @@ def load_test_module(path, impl, config=None):
     if config is not None:
         from _pytest.assertion.rewrite import rewrite_asserts
         rewrite_asserts(tree, source, str(path), config)
-    name = f"npconf_{impl.key}." + re.sub(r"\W", "_", Path(path).name)
+    package = sys.modules.setdefault(f"npconf_{impl.key}", types.ModuleType(f"npconf_{impl.key}"))
+    package.__path__ = []
+    name = f"{package.__name__}." + re.sub(r"\W", "_", Path(path).name)
     module = types.ModuleType(name)
     module.__file__ = str(path)
     module.__builtins__ = dict(vars(builtins), __import__=impl.make_import())
     sys.modules[name] = module
+    setattr(package, name.rpartition(".")[2], module)     # importable by name, so pickle finds it
     errors = []
     impl.loading = True
     try:
@@ -414,6 +417,19 @@ def pytest_pycollect_makemodule(module_path, parent):
                            "kind": "load", "exc": err["exc"], "msg": err["msg"], "where": f"line {err['line']}"})
             return module
     return RebindModule.from_parent(parent, path=module_path)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pycollect_makeitem(collector, name, obj):
+    """A test whose parametrization fails while pytest collects it (a generator of cases
+    that calls the implementation) fails alone, instead of taking its whole class along."""
+    try:
+        return (yield)
+    except Exception as exc:
+        if _STATE["impl"] is None:
+            raise
+        stub = _lost(name, f" (collection: {type(exc).__name__}: {str(exc)[:160]})")
+        return pytest.Function.from_parent(collector, name=name, callobj=stub)
 
 
 def pytest_collection_modifyitems(session, config, items):

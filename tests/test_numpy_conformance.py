@@ -207,3 +207,28 @@ def test_shares_memory_under_jit_is_answered_per_call():
     a = numpy.arange(6.0)
     for b in (a[::2], a.copy(), a[::-1], numpy.arange(6.0), a[3:], a):
         assert f(a, b) == (numpy.shares_memory(a, b), numpy.may_share_memory(a, b))
+
+
+@pytest.mark.parametrize("name", ["float16", "float32", "float64", "int8", "uint64", "complex64", "bool"])
+def test_scalar_type_equals_its_dtype(name):
+    """``np.float32 == np.dtype("f4")`` in both orders (NumPy's corrcoef tests compare
+    ``test_type == res.dtype``); abstract types equal no dtype."""
+    def f(xp):
+        t, d = getattr(xp, name), xp.dtype(name)
+        others = [xp.dtype("f8"), xp.dtype("i2")]
+        return ([t == d, d == t, t != d, d != t, xp.floating == d, d == xp.number]
+                + [t == o for o in others] + [t == numpy.dtype(name), numpy.dtype(name) == t])
+    check(f)
+    check(lambda xp: getattr(xp, name) == xp.corrcoef(xp.ones((2, 3)).astype(name), dtype=getattr(xp, name)).dtype
+          if name in ("float16", "float32", "float64") else True)
+
+
+@pytest.mark.parametrize("order", ["c", "f", "a", "k", "C", "F", "x", None])
+def test_order_letter_in_either_case(order):
+    """NumPy reads order='f' as 'F' (its integer-overflow tests pass lowercase letters)."""
+    def f(xp):
+        a = xp.arange(6).reshape((2, 3))
+        return a.reshape((3, 2), order=order), xp.ravel(a.T, order=order), a.flatten(order), a.ravel(order)
+    check(f)
+    check(lambda xp: (xp.zeros((2, 3), order=order), xp.asarray([[1, 2]], order=order),
+                      xp.ones_like(xp.ones((2, 2)), order=order), xp.array([1.0], order=order)))

@@ -24,9 +24,16 @@ __all__ = [
 
 
 # ---- argument checks shared by every creation function --------------------------------
-def _check_order(order):
-    if order not in (None, "K", "A", "C", "F"):
+def _check_order(order, allowed="KACF"):
+    """NumPy reads the order letter in either case; a new array from a shape takes C or F
+    only. (The shim keeps C layout for every order: values do not depend on it.)"""
+    if order is None:
+        return
+    letter = order.upper() if isinstance(order, str) else None
+    if letter not in ("K", "A", "C", "F"):
         raise ValueError(f"order must be one of 'C', 'F', 'A', or 'K' (got '{order}')")
+    if letter not in allowed:
+        raise ValueError("only 'C' or 'F' order is permitted")
 
 
 def _refuse_like(like):
@@ -165,17 +172,17 @@ def copyto(dst, src, casting="same_kind", where=True):
 
 # ---- from shapes -------------------------------------------------------------------------
 def zeros(shape, dtype=None, order="C", *, device=None, like=None):
-    _check_order(order), _check_device(device), _refuse_like(like)
+    _check_order(order, "CF"), _check_device(device), _refuse_like(like)
     return ndarray._wrap(torch.zeros(_shape_tuple(shape), dtype=_default_float_or(dtype).torch))
 
 
 def ones(shape, dtype=None, order="C", *, device=None, like=None):
-    _check_order(order), _check_device(device), _refuse_like(like)
+    _check_order(order, "CF"), _check_device(device), _refuse_like(like)
     return ndarray._wrap(torch.ones(_shape_tuple(shape), dtype=_default_float_or(dtype).torch))
 
 
 def empty(shape, dtype=None, order="C", *, device=None, like=None):
-    _check_order(order), _check_device(device), _refuse_like(like)
+    _check_order(order, "CF"), _check_device(device), _refuse_like(like)
     return ndarray._wrap(torch.empty(_shape_tuple(shape), dtype=_default_float_or(dtype).torch))
 
 
@@ -392,7 +399,7 @@ def _diagonal_mask(n, m, k, lower, device=None):
 
 
 def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
-    _check_order(order), _check_device(device), _refuse_like(like)
+    _check_order(order, "CF"), _check_device(device), _refuse_like(like)
     n = _size(N)
     m = n if M is None else _size(M)
     if n < 0 or m < 0:

@@ -118,6 +118,8 @@ class _ScalarMeta(type):
     def __eq__(cls, other):
         if isinstance(other, _ScalarMeta):
             return cls is other
+        if isinstance(other, (dtype, numpy.dtype)):  # np.float32 == np.dtype("f4"): the dtype decides
+            return NotImplemented
         np_type = cls.__dict__.get("_np_type")
         return np_type is not None and other is np_type
 

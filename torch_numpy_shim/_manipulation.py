@@ -102,9 +102,15 @@ def _scalar_stays_scalar(fn):
     return wrapper
 
 
+def _order_letter(order):
+    """NumPy reads the order letter in either case ('f' is 'F'); None is C here."""
+    return "C" if order is None else order.upper() if isinstance(order, str) else order
+
+
 @_scalar_stays_scalar
 @normalizer
 def reshape(a: ArrayLike, /, shape=None, order="C", *, copy=None):
+    order = _order_letter(order)
     if shape is None:
         raise TypeError("reshape() missing required argument 'shape' (pos 2)")
     dims = _target_shape(shape, a.size)
@@ -123,6 +129,7 @@ def reshape(a: ArrayLike, /, shape=None, order="C", *, copy=None):
 @normalizer
 def ravel(a: ArrayLike, order="C"):
     """A view when the elements are already contiguous in the requested order."""
+    order = _order_letter(order)
     t = a._t
     if order == "K":
         strides = t.stride()
