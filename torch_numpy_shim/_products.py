@@ -14,6 +14,7 @@ import warnings
 
 import numpy
 import torch
+from torch.fx.experimental.symbolic_shapes import statically_known_true
 
 from . import _dtypes, _promotion
 from ._coerce import asarray, cast_tensor
@@ -49,8 +50,22 @@ def from_compute(t, dt):
     return t if t.dtype == dt.torch else t.to(dt.torch)
 
 
+def _one_inner_product(a, b):
+    """Whether ``a @ b`` is one element, a sum over all of a and b (sizes known, no guard)."""
+    if a.ndim == 0 or b.ndim == 0:
+        return False
+    k = a.shape[-1]
+    return statically_known_true(a.numel() == k) and statically_known_true(b.numel() == k)
+
+
 def mm(a, b):
     """torch.matmul, also for integers on devices that have no integer GEMM."""
+    if a.dtype == torch.float32 and _one_inner_product(a, b):
+        # torch's CPU float32 kernels accumulate a long inner product in float32 (a million
+        # products 0.1 * 0.1 gave 9865.2, NumPy's BLAS 9999.6): a float64 sum, as for sums
+        shape = torch.matmul(a[..., :0], b[..., :0, :] if b.ndim > 1 else b[:0]).shape
+        return torch.sum(a.to(torch.float64).reshape(-1) * b.to(torch.float64).reshape(-1)).to(
+            torch.float32).reshape(shape)
     if a.is_floating_point() or a.is_complex() or a.device.type == "cpu":
         return torch.matmul(a, b)
     a2 = a.unsqueeze(0) if a.ndim == 1 else a

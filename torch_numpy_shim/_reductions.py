@@ -27,6 +27,7 @@ import numpy
 import torch
 
 from . import _dtypes, _promotion
+from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor, check_python_int_fits
 from ._detours import orderable
 from ._errors import UFuncOutputCastingError
@@ -204,7 +205,7 @@ def _sum_tensor(t, axes, loop, mask=None):
     x = cast_tensor(t, loop)
     if mask is not None:
         x = torch.where(mask, x, torch.zeros((), dtype=x.dtype))
-    return _exact(lambda v: torch.sum(*_over(v, axes)), loop, x)
+    return _exact(lambda v: K.float_sum(*_over(v, axes)), loop, x)
 
 
 def _prod_tensor(t, axes, loop, mask=None):

@@ -87,7 +87,7 @@ class CompiledEntry:
             if isinstance(exc, torch._C._LinAlgError):
                 raise numpy.linalg.LinAlgError(str(exc)) from exc
             if data_error:
-                raise exc
+                raise failures.as_numpy_error(exc)
             self.demote(exc)
             raise BackendFailed(f"{self.label} raised after it may have written part of its results into "
                                 f"its inputs, so it cannot be rerun: {failures.describe(exc)}") from exc

@@ -41,11 +41,28 @@ def failed(what, exc, fullgraph, instead="running it uncompiled instead"):
     warn(f"{what} ({describe(exc)}); {instead}", stacklevel=3)
 
 
+def is_out_of_memory(exc):
+    """torch's allocators report exhaustion as RuntimeError (CPU) or OutOfMemoryError
+    (a RuntimeError, CUDA), where NumPy raises MemoryError."""
+    return isinstance(exc, (MemoryError, torch.OutOfMemoryError)) or (
+        type(exc) is RuntimeError and "can't allocate memory" in str(exc))
+
+
 def is_data_error(exc):
     """Errors a graph raises because of the data, where NumPy raises too (a singular
     matrix), or of the moment (no stack or memory left): not the compiler's fault, so
     no warning and the graph stays compiled."""
-    return isinstance(exc, (torch._C._LinAlgError, RecursionError, MemoryError))
+    return isinstance(exc, (torch._C._LinAlgError, RecursionError)) or is_out_of_memory(exc)
+
+
+def as_numpy_error(exc):
+    """The exception NumPy raises for a data error a graph raised (MemoryError for an
+    allocator's, LinAlgError for torch's); others as they are."""
+    if is_out_of_memory(exc) and not isinstance(exc, MemoryError):
+        error = MemoryError(describe(exc))
+        error.__cause__ = exc
+        return error
+    return exc
 
 
 class Probation:
