@@ -139,6 +139,7 @@ class Lowering:
         name = f"{PREFIX}kernel"
         self.lines.append(f"def {name}({', '.join(self.params)}):")
         self.loop_depth, self.scalar_work, self.wide_arrays = 0, False, None
+        self.defined = set(self.params)     # names bound on every path to this point
         body = self.node.body
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                 and isinstance(body[0].value.value, str):
@@ -200,10 +201,13 @@ class Lowering:
         code, t = self.expr(s.test)
         self.require_scalar(t, "an if condition")
         self.emit(depth, f"if {code}:")
+        before = set(self.defined)
         self.block(s.body, depth + 1)
+        after_body, self.defined = self.defined, before
         if s.orelse:
             self.emit(depth, "else:")
             self.block(s.orelse, depth + 1)
+        self.defined &= after_body
 
     def stmt_While(self, s, depth):
         if s.orelse:
@@ -227,20 +231,27 @@ class Lowering:
                 parts.append(cast_scalar(code, t, np.int64) if t.dtype != np.int64 else code)
             if len(it.args) == 3 and not self._nonzero_constant(it.args[2]):
                 raise NotNative("range() with a step that is not a nonzero constant")
+            outer = set(self.defined)
             self.assign_name(s.target.id, PY_INT)
             self.emit(depth, f"for {s.target.id} in range({', '.join(parts)}):")
         else:
             code, t = self.expr(it)
             if not (isinstance(t, Array) and t.ndim == 1):
                 raise NotNative("a for loop over something other than range() or a 1-D array")
+            outer = set(self.defined)
             self.assign_name(s.target.id, scalar(Sc(t.dtype)))
             self.emit(depth, f"for {s.target.id} in {code}:")
         self.loop_body(s.body, depth + 1)
+        self.defined = outer
 
     def loop_body(self, body, depth):
+        """A loop's body; what it binds may be unbound after the loop (zero iterations:
+        Python raises UnboundLocalError where numba would read garbage)."""
+        before = set(self.defined)
         self.loop_depth += 1
         self.block(body, depth)
         self.loop_depth -= 1
+        self.defined = before
 
     def elementwise_array(self, result):
         """Record N-D elementwise array work inside a loop (see ``loop_kernel_reason``)."""
@@ -343,6 +354,8 @@ class Lowering:
     def env_type(self, name):
         if name not in self.env:
             raise NotNative(f"{name!r} is read before it is assigned")
+        if name not in self.defined:
+            raise NotNative(f"{name!r} may be unbound here (Python would raise UnboundLocalError)")
         return self.env[name]
 
     def assign_name(self, name, t):
@@ -353,6 +366,7 @@ class Lowering:
         if isinstance(t, (Module, Builtin, DType)) or t is None:
             raise NotNative(f"{name!r} bound to a module, function or dtype")
         self.env[name] = join(self.env.get(name), t)
+        self.defined.add(name)
 
     def store_name(self, name, code, t):
         self.assign_name(name, t)
@@ -435,7 +449,7 @@ class Lowering:
 
     def expr_Name(self, node):
         if node.id in self.env:
-            return node.id, self.env[node.id]
+            return node.id, self.env_type(node.id)
         meaning = self.resolve(node)
         if isinstance(meaning, (Module, Builtin)):
             return None, meaning

@@ -311,3 +311,27 @@ def test_keywords_defaults_and_call_key():
     np.testing.assert_array_equal(kernel(a.copy(), scale=3.0), with_default(a.copy(), scale=3.0))
     assert call_key(with_default, (a,)) == call_key(with_default, (a.copy(),), {"scale": 1.5})
     assert call_key(with_default, (a,)) != call_key(with_default, (a.astype(np.float32),))
+
+
+def last_index_unbound(a):
+    for i in range(a.shape[0]):
+        a[i] = 1.0
+    return i  # noqa: F821 - unbound when the loop does not run, as in Python
+
+
+def last_index(a):
+    i = -1
+    for i in range(a.shape[0]):
+        a[i] = 1.0
+    if a.shape[0] > 2:
+        j = 1
+    else:
+        j = 2
+    return i + j
+
+
+def test_names_maybe_unbound_after_a_loop_are_refused():
+    refusal = try_compile(last_index_unbound, (np.zeros(3),))
+    assert not refusal and "unbound" in refusal.reason
+    for n in (0, 1, 4):
+        assert check_against_numpy(last_index, copies(np.zeros(n)))
