@@ -23,6 +23,7 @@ from ._dtypes import *
 from ._errors import *
 from ._flatiter import *
 from ._functions import *
+from ._index_tricks import *
 from ._indexing import *
 from ._manipulation import *
 from ._memory import *
@@ -43,3 +44,22 @@ euler_gamma = 0.5772156649015329
 newaxis = None
 True_ = bool_(True)    # noqa: F405 - NumPy's two bool scalars
 False_ = bool_(False)  # noqa: F405
+
+# NumPy names refused on purpose: reading one raises UnsupportedError (not a bare
+# AttributeError), so code written for NumPy says why; under jit it runs in real NumPy
+_REFUSED = dict.fromkeys(["datetime64", "timedelta64", "datetime_as_string", "datetime_data", "busday_count",
+                          "busday_offset", "busdaycalendar", "is_busday", "isnat"],
+                         "dates and times have no torch dtype")
+_REFUSED.update(dict.fromkeys(["str_", "bytes_", "void", "object_", "character", "flexible", "recarray"],
+                              "strings, bytes, void and object data have no torch dtype"))
+_REFUSED.update(dict.fromkeys(["longdouble", "clongdouble", "float128", "complex256"],
+                              "torch has no extended precision"))
+_REFUSED.update(dict.fromkeys(["matrix", "asmatrix", "bmat", "memmap", "nditer", "nested_iters"],
+                              "ndarray subclasses, memory maps and C-level iterators are outside the shim"))
+
+
+def __getattr__(name):
+    if name in _REFUSED:
+        raise UnsupportedName(f"numpy.{name}: {_REFUSED[name]} (torch_numpy_shim refuses it; "  # noqa: F405
+                              "under npcompile.jit it runs in real NumPy)")
+    raise AttributeError(f"module 'torch_numpy_shim' has no attribute {name!r}", name=name)

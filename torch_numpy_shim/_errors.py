@@ -5,7 +5,7 @@ import contextlib
 import numpy
 from numpy.exceptions import AxisError, ComplexWarning
 
-__all__ = ["UnsupportedError", "AxisError", "ComplexWarning", "LinAlgError", "errstate"]
+__all__ = ["UnsupportedError", "UnsupportedName", "AxisError", "ComplexWarning", "LinAlgError", "errstate"]
 
 LinAlgError = numpy.linalg.LinAlgError
 # NumPy's own (private) classes for ufunc casting failures, so callers catch what NumPy raises
@@ -16,6 +16,11 @@ UFuncOutputCastingError = numpy._core._exceptions._UFuncOutputCastingError
 class UnsupportedError(NotImplementedError):
     """The shim cannot reproduce NumPy faithfully here (a dtype, feature or argument);
     run the call in real NumPy instead."""
+
+
+class UnsupportedName(UnsupportedError, AttributeError):
+    """A NumPy name the shim refuses on purpose (``np.datetime64``): UnsupportedError for
+    callers, and an AttributeError for ``hasattr`` and ``getattr(..., default)``."""
 
 
 class errstate:

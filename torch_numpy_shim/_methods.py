@@ -6,6 +6,8 @@ operators are ufuncs, ``a.sum()`` is ``sum(a)``, ``a[key]`` and ``a.flat`` are t
 indexing module's, ``astype`` and the conversions to NumPy are ``_coerce``'s. Every
 behaviour keeps exactly one implementation.
 """
+import builtins
+
 from . import _coerce, _flipped, _indexing, _manipulation, _products, _reductions, _sorting, _ufuncs
 from ._dtypes import _as_dtype
 from ._flatiter import flatiter
@@ -174,8 +176,21 @@ def _set_flat(self, value):
     flatiter(self)[...] = value
 
 
+def _round(self, ndigits=None):
+    """``round(x)``: NumPy's float and int scalars round as Python numbers (an int without
+    ``ndigits``, else a scalar of their type); arrays, bools and complex scalars do not."""
+    kind = self.dtype.kind
+    if not self._scalar or kind not in "iuf":
+        name = "ndarray" if not self._scalar else self.dtype.type.__name__
+        raise TypeError(f"type numpy.{name} doesn't define __round__ method")
+    if ndigits is None:
+        return builtins.round(float(self)) if kind == "f" else int(self)
+    return _ufuncs.around(self, ndigits)
+
+
 _attach("__getitem__", _getitem)
 _attach("__setitem__", _setitem)
+_attach("__round__", _round)
 ndarray.shape = ndarray.shape.setter(_set_shape)
 ndarray.flat = property(flatiter, _set_flat)
 
