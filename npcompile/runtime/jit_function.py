@@ -214,6 +214,16 @@ class JitFunction(Jitted):
             runner.run_break()
             key = (device, tuple((f.code, f.ip) for f in frames))
             entries = self.resume_entries.setdefault(key, [])
+            if self.events is None:   # a loop body's hot path: each fast path checks its own guards once
+                for entry in entries:
+                    fast = entry.fast
+                    if fast is not None:
+                        try:
+                            result = fast(frames)
+                        except RerunUncompiled as rerun:
+                            return entry.rerun(rerun, runner.finish_frames)
+                        if result is not MISS:
+                            return result
             self._computed = computed
             return self._segment(entries, frames, frames, runner.finish_frames, device)
         finally:
