@@ -16,6 +16,11 @@ trace_numpy = True
 #: "background": it runs as written (NumPy's speed) while one worker thread compiles;
 #: later calls use the compiled entry once it is ready (runtime/background.py).
 compile = "blocking"
+#: Loops that index elements (factorizations, dynamic programming, Gauss-Seidel) run as
+#: native kernels numba compiles from typed code keeping NumPy's dtype rules
+#: (npcompile/native): True, False, or "auto" (when numba is installed). Inductor
+#: backend on the CPU only; whole-array loops stay on the traced path.
+native_loops = "auto"
 #: Debug mode: run jitted functions eagerly on the pure shim (no tracing, no compiling).
 eager_shim = False
 #: Graph nodes a Python loop may unroll into (its trip count times its body's nodes, the

@@ -109,7 +109,7 @@ def forget_compile_times():
 def record_compile_times(qualname, times):
     phases = _compile_seconds.setdefault(qualname, {"trace": 0.0, "guards": 0.0, "backend": 0.0})
     for phase, seconds in times.items():
-        phases[phase] += seconds
+        phases[phase] = phases.get(phase, 0.0) + seconds
 
 
 def compile_times(as_table=True):

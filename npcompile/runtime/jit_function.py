@@ -12,6 +12,8 @@ Calls may come from any thread. Tracing and compiling are not thread-safe in tor
 first looks again for an entry another thread may have added meanwhile; hits take no lock.
 A failure anywhere in the compiler runs that part uncompiled (see ``failures``).
 """
+import dis
+import importlib.util
 import inspect
 import linecache
 import threading
@@ -22,7 +24,7 @@ import weakref
 import numpy
 import torch
 
-from .. import config, diagnostics
+from .. import config, diagnostics, native
 from ..backends import resolve
 from ..dynamic import dynamic_marks
 from ..errors import BackendFailed, GraphBreak, RerunUncompiled, Unsupported
@@ -128,6 +130,9 @@ class JitFunction(Jitted):
         self.fn = fn
         self.fullgraph = fullgraph
         self.compile = compile       # "background": misses run as written while a worker compiles
+        # native loop kernels (npcompile.native) for element-indexing loops, on the CPU
+        self._native = [] if _wants_native(fn, backend, fullgraph, device) else None
+        self.native_refusals = {}    # call key -> why no native kernel
         self.backend = resolve(backend)
         self.dynamic = dynamic
         self.device = device
@@ -176,7 +181,7 @@ class JitFunction(Jitted):
     def compile_count(self):
         every = self.entries + [e for entries in self.resume_entries.values() for e in entries]
         every += [inner for e in every if isinstance(e, staging.StagedEntry) for inner in e.entries]
-        return sum(1 for e in every if e.compiled is not None)
+        return sum(1 for e in every if e.compiled is not None) + len(self._native or ())
 
     def __call__(self, *args, **kwargs):
         if self._device is None and not torch._C._len_torch_function_stack():
@@ -186,6 +191,13 @@ class JitFunction(Jitted):
             entries = self._entries_for(device)
         if not config.trace_numpy or config.eager_shim:
             return self.fn(*args, **kwargs) if not config.trace_numpy else _run_on_shim(self.fn, args, kwargs)
+        if self._native is not None and device is devices.CPU:
+            for kernel in self._native:
+                if kernel.guard(args, kwargs):
+                    return kernel(*args, **kwargs)
+            kernel = self._native_kernel(args, kwargs)
+            if kernel is not None:
+                return kernel(*args, **kwargs)
         L = args if not kwargs and self._simple and len(args) == self._argcount else self.bind(args, kwargs)
         for entry in entries:   # inline for speed; fallbacks and explain() take _segment
             fast = entry.fast
@@ -201,6 +213,20 @@ class JitFunction(Jitted):
         while type(result) is Resume:
             result = self._resume(result.frames, device, result.computed)
         return result
+
+    def _native_kernel(self, args, kwargs):
+        """A native loop kernel for this call (npcompile.native), compiled now, or None
+        when the function was refused for calls like it (the refusal is remembered)."""
+        key = native.call_key(self.fn, args, kwargs)
+        if key is None or key in self.native_refusals or self.events is not None:
+            return None
+        kernel = native.try_compile(self.fn, args, kwargs)
+        if not kernel:
+            self.native_refusals[key] = kernel.reason
+            return None
+        self._native.append(kernel)
+        diagnostics.record_compile_times(self.fn.__qualname__, {"native": kernel.compile_seconds})
+        return kernel
 
     def _entries_for(self, device):
         if device.type == "cpu":
@@ -450,6 +476,18 @@ class JitFunction(Jitted):
                 self._callees[fn] = compiled
             return compiled(*args, **kwargs)
         return fn(*args, **kwargs)
+
+
+def _wants_native(fn, backend, fullgraph, device):
+    """Whether calls of ``fn`` try the native loop path first: on with
+    ``config.native_loops`` (``"auto"``: when numba is installed), for the Inductor
+    backend on the CPU, without ``fullgraph``, and only for code with a loop in it."""
+    setting = config.native_loops
+    if setting == "auto":
+        setting = importlib.util.find_spec("numba") is not None
+    if not setting or backend != "inductor" or fullgraph or device is not None:
+        return False
+    return any(inst.opname.startswith("JUMP_BACKWARD") for inst in dis.get_instructions(fn.__code__))
 
 
 def _binder(fn):
