@@ -461,6 +461,7 @@ def _alarm(signum, frame):
 def pytest_runtest_logstart(nodeid, location):
     if _STATE["impl"] is not None:
         _STATE["current"], _STATE["started"] = nodeid, time.monotonic()
+        _emit({"nodeid": nodeid, "outcome": "started"})    # replaced by the result; left alone by a crash
 
 
 def pytest_runtest_call(item):
@@ -562,24 +563,26 @@ def run_file(path, impl, out_jsonl, *, timeout=10.0, limit=0, file_timeout=1800.
                                   timeout=left)
         except subprocess.TimeoutExpired:
             proc = None
-        done = [json.loads(line)["nodeid"] for line in out_jsonl.read_text().splitlines()] \
-            if out_jsonl.exists() else []
         if proc is not None and proc.returncode in (0, 1, 5):
             break
-        if proc is not None and proc.returncode not in (3,):    # a crash: note it, then go on past it
+        if proc is not None and proc.returncode != 3:    # a crash (3: the watchdog): note it, go on past it
             _crash_note(out_jsonl, proc)
+        done = {r["nodeid"] for r in read_records(out_jsonl)}
         if len(done) <= progress:
             break
         progress = len(done)
-        deselect.write_text("\n".join(done))
+        deselect.write_text("\n".join(sorted(done)))
     return time.monotonic() - t0
 
 
 def _crash_note(out_jsonl, proc):
-    tail = (proc.stderr or proc.stdout or "").strip().splitlines()[-3:]
+    """The process died (a segfault, an abort): the test it was running failed as a crash."""
+    running = [r["nodeid"] for r in read_records(out_jsonl) if r["outcome"] == "started"]
+    tail = [line for line in (proc.stderr or proc.stdout or "").strip().splitlines() if line.strip()][-2:]
     with open(out_jsonl, "a") as f:
-        f.write(json.dumps({"nodeid": f"<process exit {proc.returncode}>", "outcome": "failed", "kind": "crash",
-                            "exc": "Crash", "msg": " | ".join(tail)[:300]}) + "\n")
+        for nodeid in running or [f"<process exit {proc.returncode}>"]:
+            f.write(json.dumps({"nodeid": nodeid, "outcome": "failed", "kind": "crash",
+                                "exc": f"exit {proc.returncode}", "msg": " | ".join(tail)[:300]}) + "\n")
 
 
 def read_records(out_jsonl):
@@ -588,6 +591,9 @@ def read_records(out_jsonl):
         for line in Path(out_jsonl).read_text().splitlines():
             rec = json.loads(line)
             recs[rec["nodeid"]] = _reclassify(rec)     # a retried id keeps its last record
+    for nodeid, rec in recs.items():
+        if rec["outcome"] == "started":      # the process ended inside it (a run cut short)
+            recs[nodeid] = {"nodeid": nodeid, "outcome": "failed", "kind": "crash", "exc": "unfinished", "msg": ""}
     return list(recs.values())
 
 
