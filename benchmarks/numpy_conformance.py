@@ -577,7 +577,11 @@ def run_file(path, impl, out_jsonl, *, timeout=10.0, limit=0, file_timeout=1800.
 
 def _crash_note(out_jsonl, proc):
     """The process died (a segfault, an abort): the test it was running failed as a crash."""
-    running = [r["nodeid"] for r in read_records(out_jsonl) if r["outcome"] == "started"]
+    last = {}
+    for line in Path(out_jsonl).read_text().splitlines() if Path(out_jsonl).exists() else []:
+        rec = json.loads(line)
+        last[rec["nodeid"]] = rec["outcome"]
+    running = [nodeid for nodeid, outcome in last.items() if outcome == "started"]
     tail = [line for line in (proc.stderr or proc.stdout or "").strip().splitlines() if line.strip()][-2:]
     with open(out_jsonl, "a") as f:
         for nodeid in running or [f"<process exit {proc.returncode}>"]:
