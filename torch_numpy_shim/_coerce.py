@@ -1,6 +1,7 @@
 """Crossing the boundary: Python, NumPy and torch objects into shim arrays, and shim
 results back into exactly what NumPy returns (``to_numpy``)."""
 import builtins
+import functools
 
 import numpy
 import torch
@@ -31,6 +32,34 @@ def _from_numpy_array(arr, copy=False):
     t = torch.from_numpy(arr)
     device = torch.get_default_device()
     return t if device.type == "cpu" else t.to(device)
+
+
+def numpy_target(arr, message="output array is read-only"):
+    """A NumPy array the shim writes into (``out=``, ``np.copyto``, ``np.put``, ...) as a
+    shim array on its memory, zero-copy, so the writes land in it as NumPy's would. A
+    read-only array raises NumPy's ValueError before anything is written; a layout torch
+    cannot view (negative or unaligned strides) or another device is refused."""
+    _refuse_numpy_object(arr)
+    _dtypes._from_numpy_dtype(arr.dtype)
+    if not arr.flags.writeable:
+        raise ValueError(message)
+    if any(s < 0 or s % arr.itemsize for s in arr.strides) or torch.get_default_device().type != "cpu":
+        raise UnsupportedError("writing into a NumPy array whose memory torch cannot view (negative or "
+                               "unaligned strides, or a non-CPU default device)")
+    return ndarray._wrap(torch.from_numpy(arr.view(arr.dtype.name) if arr.dtype.char in "qQ" else arr))
+
+
+def writes_numpy(position, message="assignment destination is read-only"):
+    """Decorate a shim function that writes into its argument at ``position``: a NumPy
+    array there is written in place (``numpy_target``)."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            if len(args) > position and type(args[position]) is numpy.ndarray:
+                args = (*args[:position], numpy_target(args[position], message), *args[position + 1:])
+            return fn(*args, **kwargs)
+        return wrapper
+    return decorate
 
 
 def _tensor_from_python_nested(obj):

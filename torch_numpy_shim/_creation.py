@@ -151,6 +151,7 @@ def _shares_memory_owner(a, b):
 
 
 @_flipped.writes(0)
+@_coerce.writes_numpy(0)
 def copyto(dst, src, casting="same_kind", where=True):
     if not isinstance(dst, ndarray) or dst._scalar:
         kind = f"numpy.{dst.dtype.name}" if isinstance(dst, ndarray) else type(dst).__name__

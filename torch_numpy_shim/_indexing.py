@@ -610,6 +610,7 @@ def take(a: ArrayLike, indices, axis=None, out: OutArray = None, mode="raise"):
 
 
 @_flipped.writes(0)
+@_coerce.writes_numpy(0)
 def put(a, ind, v, mode="raise"):
     if not isinstance(a, ndarray):
         raise TypeError(f"argument 1 must be numpy.ndarray, not {type(a).__name__}")
@@ -671,6 +672,7 @@ def extract(condition: ArrayLike, arr: ArrayLike):
 
 
 @_flipped.writes(0)
+@_coerce.writes_numpy(0)
 def place(arr, mask, vals):
     _require_ndarray(arr, "argument 1")
     flat_mask = _truth(_coerce.asarray(mask)._t).reshape(-1)
@@ -687,6 +689,7 @@ def place(arr, mask, vals):
 
 
 @_flipped.writes(0)
+@_coerce.writes_numpy(0)
 def putmask(a, /, mask, values):
     _require_ndarray(a, "argument a of putmask")
     full_mask = _truth(_coerce.asarray(mask)._t)
@@ -802,6 +805,7 @@ def take_along_axis(arr: ArrayLike, indices, axis=-1):
 
 
 @_flipped.writes(0)
+@_coerce.writes_numpy(0)
 def put_along_axis(arr, indices, values, axis):
     _require_ndarray(arr, "arr")
     indices, ax = _along_axis_operands(arr, indices, axis)
@@ -935,6 +939,7 @@ def diag_indices_from(arr):
 
 
 @_flipped.writes(0)
+@_coerce.writes_numpy(0)
 def fill_diagonal(a, val, wrap=False):
     _require_ndarray(a, "a")
     if a.ndim < 2:

@@ -227,6 +227,8 @@ def squeeze(a: ArrayLike, axis: AxisLike = None):
         if builtins.any(shape[ax] != 1 for ax in axes):
             raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
         dims = tuple(d for i, d in enumerate(shape) if i not in axes)
+    if dims == shape:
+        return a   # nothing to squeeze: NumPy returns the array itself
     return a._view(a._t.view(dims) if a._t.is_contiguous() else a._t.squeeze(
         tuple(i for i, d in enumerate(shape) if d == 1 and (axis is None or i in axes))))
 

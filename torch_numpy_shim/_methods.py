@@ -92,6 +92,12 @@ def _varargs_method(function, name):
     return method
 
 
+def _conj(self):
+    """``a.conj()``: the array itself unless complex (NumPy's method, not its ufunc,
+    which makes a new array and turns bools into int8)."""
+    return _ufuncs.conjugate(self) if self.dtype.kind == "c" else self
+
+
 # ``a.name(...)`` is ``METHODS[name](a, ...)``, the package's ``np.name``
 METHODS = {
     "sum": _reductions.sum, "prod": _reductions.prod, "mean": _reductions.mean, "std": _reductions.std,
@@ -102,8 +108,7 @@ METHODS = {
     "argpartition": _sorting.argpartition, "searchsorted": _sorting.searchsorted,
     "nonzero": _indexing.nonzero, "take": _indexing.take, "put": _indexing.put, "choose": _indexing.choose,
     "repeat": _manipulation.repeat, "diagonal": _manipulation.diagonal, "squeeze": _manipulation.squeeze,
-    "swapaxes": _manipulation.swapaxes, "ravel": _manipulation.ravel, "conj": _ufuncs.conj,
-    "conjugate": _ufuncs.conjugate,
+    "swapaxes": _manipulation.swapaxes, "ravel": _manipulation.ravel,
 }
 VARARGS_METHODS = {"reshape": _manipulation.reshape, "transpose": _manipulation.transpose}
 
@@ -191,6 +196,8 @@ def _round(self, ndigits=None):
 _attach("__getitem__", _getitem)
 _attach("__setitem__", _setitem)
 _attach("__round__", _round)
+_attach("conj", _conj)          # not np.conj: NumPy's method returns a real array itself
+_attach("conjugate", _conj)
 ndarray.shape = ndarray.shape.setter(_set_shape)
 ndarray.flat = property(flatiter, _set_flat)
 

@@ -99,7 +99,7 @@ class ndarray:
     def real(self):
         if self._t.is_complex():
             return self._view(torch.real(self._t))
-        return self._view(self._t.view(self._t.shape)) if not self._scalar else self
+        return self   # NumPy: the real part of a real array is the array itself
 
     @real.setter
     def real(self, value):

@@ -20,7 +20,7 @@ import numpy
 import torch
 
 from . import _dtypes, _flipped, _promotion
-from ._coerce import asarray, cast_tensor
+from ._coerce import asarray, cast_tensor, numpy_target
 from ._errors import AxisError
 from ._ndarray import ndarray
 
@@ -64,6 +64,8 @@ def _out(out):
         return None
     if isinstance(out, tuple) and len(out) == 1:
         out = out[0]
+    if type(out) is numpy.ndarray:   # written in place, as NumPy writes it
+        out = numpy_target(out)
     if not isinstance(out, ndarray):
         raise TypeError("return arrays must be of ArrayType")
     return out
