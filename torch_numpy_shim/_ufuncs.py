@@ -17,7 +17,7 @@ import torch
 from . import _dtypes, _flipped, _promotion
 from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor, numpy_target, writes_numpy
-from ._errors import UFuncOutputCastingError, UnsupportedError
+from ._errors import UFuncInputCastingError, UFuncOutputCastingError, UnsupportedError
 from ._ndarray import ndarray
 from ._normalize import NO_VALUE, normalize_axis, normalize_axis_tuple, where_mask
 from ._promotion import PY_SCALARS
@@ -111,8 +111,27 @@ def _comparison_with_huge_int(name, operands, loop_in, shape):
 @functools.lru_cache(maxsize=8192)
 def _resolve(np_ufunc, in_keys, nout, signature, casting):
     kwargs = {} if signature is None else {"signature": signature}
-    dtypes = np_ufunc.resolve_dtypes(in_keys + (None,) * nout, casting=casting, **kwargs)
+    if casting == "equiv":  # NumPy's resolve_dtypes dies (SIGSEGV) when an 'equiv' cast fails
+        dtypes = np_ufunc.resolve_dtypes(in_keys + (None,) * nout, casting="safe", **kwargs)
+        _check_equiv(np_ufunc, in_keys, dtypes)
+    else:
+        dtypes = np_ufunc.resolve_dtypes(in_keys + (None,) * nout, casting=casting, **kwargs)
     return tuple(_dtypes._from_numpy_dtype(d) for d in dtypes)
+
+
+# under 'equiv' a Python scalar is its default dtype only (a float is float64, never
+# float32), except that comparisons take a Python int against any integer dtype
+_COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
+_WEAK_DEFAULT = {int: numpy.dtype("int64"), float: numpy.dtype("float64"), complex: numpy.dtype("complex128")}
+
+
+def _check_equiv(np_ufunc, in_keys, loop):
+    for i, (key, to) in enumerate(zip(in_keys, loop)):
+        source = _WEAK_DEFAULT.get(key, key)
+        if key is int and to.kind in "iuO" and np_ufunc.__name__ in _COMPARISONS:  # compared exactly
+            continue
+        if not numpy.can_cast(source, to, "equiv"):
+            raise UFuncInputCastingError(np_ufunc, "equiv", source, to, i)
 
 
 @functools.lru_cache(maxsize=1024)
