@@ -121,7 +121,7 @@ def compute_print_compute(a):
     b = a * 2.0
     c = b + 1.0
     log_only("between")          # a break that needs no array
-    return c * b
+    return c * b - a             # a, read after the break, is the caller's array there
 
 
 def test_arrays_only_frames_hold_stay_on_the_device(resident, capsys):

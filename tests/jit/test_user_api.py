@@ -66,7 +66,7 @@ def test_group_guards_joins_facts_of_one_value_and_drops_repeats():
 def _kernel(a, b):
     c = a * 2 + b
     print("between")
-    return (c * b).sum()
+    return (c * b + a).sum()   # a is read after the break: the second segment guards it too
 
 
 def test_explain_groups_guards_per_segment_and_says_when_nothing_compiled(capsys):
