@@ -95,3 +95,12 @@ class Frame:
     @property
     def top(self):
         return self.stack[-1]
+
+
+def cell_full(cell):
+    """Whether a closure cell holds a value (an empty one raises on reading)."""
+    try:
+        cell.cell_contents  # noqa: B018 - reading it is the test
+        return True
+    except ValueError:
+        return False

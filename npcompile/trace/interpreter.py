@@ -20,7 +20,7 @@ from torch_numpy_shim._ndarray import ndarray as ShimArray
 from .. import config, controls
 from ..errors import GraphBreak, RestartTrace
 from . import liveness, loops, numpy_map, scalars, sources
-from .frame import INLINED, NO_VALUE, NULL, Frame
+from .frame import INLINED, NO_VALUE, NULL, Frame, cell_full
 from .guards import Guards
 from .jitted import Jitted
 from .opcodes import HANDLERS
@@ -73,14 +73,6 @@ class Suspended:
 
     def __init__(self, frames):
         self.frames = frames
-
-
-def _cell_full(cell):
-    try:
-        cell.cell_contents  # noqa: B018 - reading it is the test
-        return True
-    except ValueError:
-        return False
 
 
 class ArrayInput:
@@ -175,7 +167,7 @@ class Tracer:
                 frame.stack[-2] = cursor
         for name, cell in real.cells.items():
             contents = sources.Source(f"L[{k}].cells[{name!r}].cell_contents", f"cell {name}")
-            new = types.CellType(self.lift(cell.cell_contents, contents)) if _cell_full(cell) else types.CellType()
+            new = types.CellType(self.lift(cell.cell_contents, contents)) if cell_full(cell) else types.CellType()
             self.internal_cells.add(id(new))
             self.keepalive.append(new)
             frame.cells[name] = new

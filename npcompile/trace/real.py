@@ -20,7 +20,7 @@ import dis
 import types
 
 from . import exception_table
-from .frame import handled_exception
+from .frame import cell_full, handled_exception
 from .opcodes import CO_ASYNC_GENERATOR, CO_COROUTINE, CO_GENERATOR, REAL_HANDLERS, Reraise
 from .opcodes.registry import NoHandler as _NoHandler
 from .opcodes.versions import loads_method
@@ -46,19 +46,11 @@ def _container_aliased_on_stack(frames):
     references = {}
     for frame in frames:
         values = [*frame.locals.values(), *map(_bound_to, frame.stack)]
-        values += [c.cell_contents for c in frame.cells.values() if _cell_full(c)]
+        values += [c.cell_contents for c in frame.cells.values() if cell_full(c)]
         for value in values:
             if id(value) in held:
                 references[id(value)] = references.get(id(value), 0) + 1
     return any(count > 1 for count in references.values())
-
-
-def _cell_full(cell):
-    try:
-        cell.cell_contents  # noqa: B018 - reading it is the test
-        return True
-    except ValueError:
-        return False
 
 
 def _runs_natively(fn, created):

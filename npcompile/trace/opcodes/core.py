@@ -10,7 +10,7 @@ import operator
 import types
 
 from ...errors import GraphBreak
-from ..frame import INLINED, NULL
+from ..frame import INLINED, NULL, cell_full
 from .registry import handles, runs_for_real
 from .stops import fatal
 from .versions import LOAD_ATTR_METHOD_BIT, loop_exit_skip, push_callable
@@ -148,20 +148,12 @@ def _load_closure(tracer, frame, inst):
 @handles("LOAD_DEREF")
 def _load_deref(tracer, frame, inst):
     name = inst.argval
-    if name == "__class__" and name in frame.code.co_freevars and _cell_full(frame.cells[name]):
+    if name == "__class__" and name in frame.code.co_freevars and cell_full(frame.cells[name]):
         # the cell the compiler makes for zero-argument super(), which 3.12+ loads before
         # LOAD_SUPER_ATTR: set once, when the class is made, so read like the code itself
         frame.push(frame.cells[name].cell_contents)
         return
     frame.push(tracer.load_cell(frame, name))
-
-
-def _cell_full(cell):
-    try:
-        cell.cell_contents  # noqa: B018 - reading it is the test
-        return True
-    except ValueError:
-        return False
 
 
 @handles("STORE_DEREF")
