@@ -38,6 +38,11 @@ def _reverse_table():
     table = {id(shim_obj): np_obj for np_obj, shim_obj in _object_table().values()}
     table.update({id(shim_module): __import__(name, fromlist=["_"])
                   for name, shim_module in _MAPPED_MODULES.items()})
+    # ndarray methods loaded in a trace (``a.astype`` leaves the plain function on the
+    # stack) run as NumPy's at a break, on the NumPy array the break hands over
+    for name, method in vars(shim.ndarray).items():
+        if callable(method) and not name.startswith("__") and hasattr(numpy.ndarray, name):
+            table.setdefault(id(method), getattr(numpy.ndarray, name))
     return table
 
 

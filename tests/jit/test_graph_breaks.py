@@ -593,3 +593,12 @@ def test_hints_fit_the_reason(fn, reason, hint):
 @pytest.mark.parametrize("fn", [draws_from_default_rng, makes_a_date, counts_business_days])
 def test_code_that_runs_in_numpy_gives_numpys_answer(fn):
     check_jit(fn, np.ones(3), graphs=None, calls=2)
+
+
+@pytest.mark.parametrize("fn", [lambda a: a.astype(np.longdouble) * 2, lambda a: a.astype("g").sum(),
+                                lambda a: (a * 2).astype(np.clongdouble), lambda a: a.view(np.int64).tolist()])
+@pytest.mark.parametrize("backend", ["eager", "inductor"])
+def test_array_methods_at_a_break_are_numpys(fn, backend):
+    """A method loaded in the trace (``a.astype``) runs as NumPy's method at the break:
+    long double, which the shim refuses, gives NumPy's answer instead of an error."""
+    check_jit(fn, np.arange(3.0), backend=backend, graphs=None, calls=2)
