@@ -64,8 +64,9 @@ def mm(a, b):
         # torch's CPU float32 kernels accumulate a long inner product in float32 (a million
         # products 0.1 * 0.1 gave 9865.2, NumPy's BLAS 9999.6): a float64 sum, as for sums
         shape = torch.matmul(a[..., :0], b[..., :0, :] if b.ndim > 1 else b[:0]).shape
-        return torch.sum(a.to(torch.float64).reshape(-1) * b.to(torch.float64).reshape(-1)).to(
-            torch.float32).reshape(shape)
+        if statically_known_true(math.prod(shape) == 1):   # not when k == 0 leaves no element
+            return torch.sum(a.to(torch.float64).reshape(-1) * b.to(torch.float64).reshape(-1)).to(
+                torch.float32).reshape(shape)
     if a.is_floating_point() or a.is_complex() or a.device.type == "cpu":
         return torch.matmul(a, b)
     a2 = a.unsqueeze(0) if a.ndim == 1 else a

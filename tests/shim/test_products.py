@@ -11,7 +11,7 @@ import warnings
 
 import numpy
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -151,6 +151,7 @@ def dot_operands(draw):
 
 
 @given(dot_operands())
+@example(ops=[numpy.array([], dtype=bool), numpy.zeros((0, 0), dtype=numpy.float16)])  # k == 0, no element
 def test_dot_inner_tensordot_kron(ops):
     check(lambda xp, a, b: xp.dot(a, b), *ops)
     check(lambda xp, a, b: a.dot(b), *ops)
