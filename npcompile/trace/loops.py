@@ -238,6 +238,6 @@ def range_cursor(frame, real_frame, source_of_slot):
 
 def advance(iterator, n):
     """The real range iterator, ``n`` items on (what a chunk consumed)."""
-    if n:
-        iterator.__setstate__(iterator.__reduce__()[2] + n)
+    if n:   # 3.11 reduces to (range, index consumed); 3.12+ to (range left, None)
+        iterator.__setstate__((iterator.__reduce__()[2] or 0) + n)
     return iterator
