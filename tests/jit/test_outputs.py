@@ -40,6 +40,7 @@ def test_view_of_input_shares_memory():
 
 def test_any_tensor_converts_with_lazy_bits_resolved():
     import torch
+
     from npcompile.trace.outputs import _to_numpy_array_any, _to_numpy_scalar
     lazy = torch.tensor([1 + 1j, 2 - 3j]).conj()
     assert lazy.is_conj()
