@@ -28,6 +28,9 @@ from .resident import DeviceArray
 
 _CALL_OPCODES = {"CALL", "CALL_KW", "CALL_FUNCTION_EX"}
 _MAX_EXTRA_STEPS = 10_000
+#: forward conditional jumps that consume a bool (and 3.13's TO_BOOL of one)
+_BOOL_JUMPS = frozenset({"TO_BOOL", "UNARY_NOT", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE",
+                         "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE"})
 _CONTAINERS = (list, dict, set)
 _LAZY_CODE = CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
 
@@ -180,6 +183,12 @@ class RealRunner:
         elif first.opname.startswith("JUMP_BACKWARD") and frame.instructions[frame.ip].opname == "FOR_ITER":
             self._guarded_step(frame)  # a loop boundary: advance the real iterator here, not in a trace
             return
+        while frame.stack and type(frame.stack[-1]) is bool and self.frames[-1] is frame and \
+                frame.instructions[frame.ip].opname in _BOOL_JUMPS:
+            # a condition computed for real (3.13's COMPARE_OP and TO_BOOL make the bool):
+            # take its jump here, so the next trace does not begin by guarding its value
+            if self._guarded_step(frame) is None:
+                return
         for _ in range(_MAX_EXTRA_STEPS):
             if self.frames[-1] is not frame or frame.instructions[frame.ip].opname == "RETURN_VALUE" or \
                     not _container_aliased_on_stack(self.frames):
