@@ -27,17 +27,21 @@ def writeable_check(sources):
     return " and ".join(f"{expr}.flags.writeable" for expr in sources)
 
 
-def mark_views(lines, view_sources):
-    """``lines`` (an output plan's conversions) with each output that views NumPy inputs
-    converted by ``_view(out[k], (bases...))``; ``view_sources``: output index -> the
-    expressions of the inputs it is a view of."""
+def replace_conversions(lines, replacements):
+    """``lines`` (an output plan's conversions) with ``_array(out[k])`` replaced by
+    ``replacements[k]`` for each output index ``k`` it has."""
     def replace(match):
-        bases = view_sources.get(int(match.group(1)))
-        if not bases:
-            return match.group(0)
-        return f"_view(out[{match.group(1)}], ({', '.join(bases)},))"
+        return replacements.get(int(match.group(1)), match.group(0))
 
     return [_CONVERSION.sub(replace, line) for line in lines]
+
+
+def mark_views(lines, view_sources):
+    """``lines`` with each output that views NumPy inputs converted by
+    ``_view(out[k], (bases...))``; ``view_sources``: output index -> the expressions of
+    the inputs it is a view of."""
+    return replace_conversions(lines, {k: f"_view(out[{k}], ({', '.join(bases)},))"
+                                       for k, bases in view_sources.items() if bases})
 
 
 def view_converter(to_array):

@@ -9,10 +9,10 @@ view (memory, strides, writeable flag); the graph's copy is dropped. Outputs who
 depend on symbolic sizes, or pass through a reshape (which NumPy may have to copy), keep
 the graph's copy.
 """
-import re
-
 import numpy
 import torch
+
+from .read_only import replace_conversions
 
 _aten = torch.ops.aten
 _ANY_TENSOR = object()
@@ -112,18 +112,9 @@ def replay(base, steps):
     return base
 
 
-_CONVERSION = re.compile(r"_array\(out\[(\d+)\]\)")
-
-
 def mark_replays(lines, replays):
     """``lines`` (an output plan's conversions) with each output in ``replays`` (output
     index -> the expression of its NumPy input and a name bound to its steps) built by
     ``_replay`` from that input instead of converted from the graph's copy."""
-    def replace(match):
-        found = replays.get(int(match.group(1)))
-        if found is None:
-            return match.group(0)
-        base, steps_name = found
-        return f"_replay({base}, {steps_name})"
-
-    return [_CONVERSION.sub(replace, line) for line in lines]
+    return replace_conversions(lines, {k: f"_replay({base}, {steps_name})"
+                                       for k, (base, steps_name) in replays.items()})
