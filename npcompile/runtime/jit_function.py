@@ -191,13 +191,11 @@ class JitFunction(Jitted):
             entries = self._entries_for(device)
         if not config.trace_numpy or config.eager_shim:
             return self.fn(*args, **kwargs) if not config.trace_numpy else _run_on_shim(self.fn, args, kwargs)
-        if self._native is not None and device is devices.CPU:
+        native_path = self._native is not None and device is devices.CPU
+        if native_path:
             for kernel in self._native:
                 if kernel.guard(args, kwargs):
                     return kernel(*args, **kwargs)
-            kernel = self._native_kernel(args, kwargs)
-            if kernel is not None:
-                return kernel(*args, **kwargs)
         L = args if not kwargs and self._simple and len(args) == self._argcount else self.bind(args, kwargs)
         for entry in entries:   # inline for speed; fallbacks and explain() take _segment
             fast = entry.fast
@@ -209,6 +207,11 @@ class JitFunction(Jitted):
                 if result is not MISS:
                     break
         else:
+            # only a call no entry serves tries for a native kernel: a function refused for
+            # calls like this one pays nothing once its traced entries are compiled
+            kernel = self._native_kernel(args, kwargs) if native_path else None
+            if kernel is not None:
+                return kernel(*args, **kwargs)
             result = self._segment(entries, L, None, lambda: self.fn(*args, **kwargs), device)
         while type(result) is Resume:
             result = self._resume(result.frames, device, result.computed)
