@@ -21,6 +21,8 @@ from typing import Callable
 
 import numpy as np
 
+from benchmarks.registry import Registry
+
 CATEGORIES = ("index_loop", "time_loop", "other")
 SIZES = ("tiny", "small", "large")
 
@@ -44,7 +46,9 @@ class LoopWorkload:
         return self.build(np.random.default_rng(self.seed), self.sizes[size])
 
 
-WORKLOADS = []
+REGISTRY = Registry()
+WORKLOADS = REGISTRY.workloads
+by_name = REGISTRY.by_name
 
 
 def loop_workload(category, *, mutates, tiny, small, large, inputs, rtol=None, atol=None):
@@ -52,21 +56,10 @@ def loop_workload(category, *, mutates, tiny, small, large, inputs, rtol=None, a
     assert category in CATEGORIES
 
     def register(fn):
-        WORKLOADS.append(LoopWorkload(fn.__name__, category, fn, inputs,
-                                      {"tiny": tiny, "small": small, "large": large}, mutates, rtol, atol))
+        REGISTRY.add(LoopWorkload(fn.__name__, category, fn, inputs,
+                                  {"tiny": tiny, "small": small, "large": large}, mutates, rtol, atol))
         return fn
     return register
-
-
-def by_name(names=None):
-    """The registered workloads, optionally only those named (in registry order)."""
-    if not names:
-        return list(WORKLOADS)
-    known = {w.name: w for w in WORKLOADS}
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise KeyError(f"unknown workloads {unknown}; choose from {sorted(known)}")
-    return [w for w in WORKLOADS if w.name in names]
 
 
 # ---- input builders -----------------------------------------------------------------------

@@ -50,6 +50,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.loop_workloads import by_name
+from benchmarks.registry import Transcript
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "loops"
 REPEATED_CALLS = 5    # calls after the first that count recompiles
@@ -502,17 +503,6 @@ def parse_args(argv):
                         help="let TorchInductor reuse its on-disk caches (first calls then measure cache hits)")
     parser.add_argument("--out", default=str(DEFAULT_OUT), help="folder for loops.json and loops.txt")
     return parser.parse_args(argv)
-
-
-class Transcript:
-    """Prints and remembers what was printed, for loops.txt."""
-
-    def __init__(self):
-        self.lines = []
-
-    def __call__(self, message=""):
-        print(message, flush=True)
-        self.lines.extend(str(message).splitlines() or [""])
 
 
 def _warm_up_kernel(a):

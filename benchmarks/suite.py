@@ -42,6 +42,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.conditions import entered, load_now, standard_conditions
+from benchmarks.registry import Transcript
 from benchmarks.workloads import SIZES, by_name
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
@@ -457,17 +458,6 @@ def parse_args(argv):
                         help="also write benchmarks/results/latest.{json,txt} and speedups.png, "
                              "the figures the README cites")
     return parser.parse_args(argv)
-
-
-class Transcript:
-    """Prints and remembers what was printed, for table.txt."""
-
-    def __init__(self):
-        self.lines = []
-
-    def __call__(self, message=""):
-        print(message, flush=True)
-        self.lines.extend(str(message).splitlines() or [""])
 
 
 def _results_folder(options):

@@ -16,6 +16,8 @@ from typing import Callable
 
 import numpy as np
 
+from benchmarks.registry import Registry
+
 SIZES = ("default", "small", "tiny")
 
 
@@ -33,27 +35,18 @@ class Workload:
         return self.build(np.random.default_rng(self.seed), self.sizes[size])
 
 
-WORKLOADS = []
+REGISTRY = Registry()
+WORKLOADS = REGISTRY.workloads
+by_name = REGISTRY.by_name
 
 
 def workload(default, small, tiny, inputs, rtol=1e-7, atol=1e-9):
     """Register the decorated function; ``inputs(rng, n)`` builds its arguments for size ``n``."""
     def register(fn):
-        WORKLOADS.append(Workload(fn.__name__, fn, inputs, {"default": default, "small": small, "tiny": tiny},
-                                  rtol, atol, seed=len(WORKLOADS)))
+        REGISTRY.add(Workload(fn.__name__, fn, inputs, {"default": default, "small": small, "tiny": tiny},
+                              rtol, atol, seed=len(REGISTRY)))
         return fn
     return register
-
-
-def by_name(names=None):
-    """The registered workloads, optionally only those named (in registry order)."""
-    if not names:
-        return list(WORKLOADS)
-    known = {w.name: w for w in WORKLOADS}
-    unknown = [n for n in names if n not in known]
-    if unknown:
-        raise KeyError(f"unknown workloads {unknown}; choose from {sorted(known)}")
-    return [w for w in WORKLOADS if w.name in names]
 
 
 # ---- stencils and PDE steps -------------------------------------------------------------
