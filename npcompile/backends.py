@@ -1,12 +1,31 @@
 """Backends turn a captured aten graph into a callable, like torch.compile's:
 ``backend(gm, example_inputs) -> callable``. The ladder eager -> aot_eager -> inductor is
-the one the seeds recommend for bisecting a failure."""
+the one the seeds recommend for bisecting a failure. A backend may return a
+``CompiledGraph`` to offer the runtime more than a plain callable."""
 import contextlib
 import re
 
 import torch
 
 from . import threads
+
+
+class CompiledGraph:
+    """A compiled graph that says how the runtime may call it: ``graph(*tensors)`` like
+    any backend's result, and ``boxed(tensors)``, the same graph taking one list of its
+    inputs (which it empties, freeing them early); the hot path calls that form, which
+    skips packing the arguments. ``single_threaded``: it opens no parallel region and
+    calls no library kernel, so it never runs under a thread-count wrapper (see
+    npcompile/threads.py). Any other callable a backend returns has neither."""
+
+    __slots__ = ("boxed", "single_threaded")
+
+    def __init__(self, boxed, single_threaded=False):
+        self.boxed = boxed
+        self.single_threaded = single_threaded
+
+    def __call__(self, *tensors):
+        return self.boxed(list(tensors))
 
 
 def eager(gm, example_inputs):
@@ -89,10 +108,7 @@ def inductor(gm, example_inputs):
     call = graph.current_callable
     if folded:
         call = _copying(call, folded)
-    compiled = lambda *args: call(list(args))  # noqa: E731
-    compiled.boxed = call   # takes a list (which it empties): the runtime's hot path calls this
-    compiled.single_threaded = single and not calls_library_kernels(graph.source_code)
-    return compiled
+    return CompiledGraph(call, single_threaded=single and not calls_library_kernels(graph.source_code))
 
 
 def _inputs_returned(gm):

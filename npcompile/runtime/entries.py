@@ -11,6 +11,7 @@ import numpy
 import torch
 
 from .. import threads
+from ..backends import CompiledGraph
 from ..errors import BackendFailed, RerunUncompiled
 from ..trace.resident import DeviceArray
 from . import devices, failures, layouts, read_only, view_replay
@@ -154,10 +155,17 @@ def _to_tensor(device):
 def with_thread_policy(compiled, gm, device):
     """``compiled`` (a graph ``gm`` compiled for ``device``) run under the thread count
     npcompile/threads.py chooses per call, on the CPU; every compiled call goes through here."""
-    if device.type != "cpu" or getattr(compiled, "single_threaded", False):
+    if device.type != "cpu" or isinstance(compiled, CompiledGraph) and compiled.single_threaded:
         return compiled
     threads.parallel_threshold_bytes()   # measured once per process: charged to the compile, not a call
     return threads.ThreadsFor(compiled, *threads.work_estimate(gm))
+
+
+def _boxed_form(call):
+    """The list-taking form of a compiled call (see backends.CompiledGraph), or None:
+    a CompiledGraph's, kept by the thread-count wrapper; a graph on probation, a
+    GraphModule run op by op or a user backend's plain callable has none."""
+    return call.boxed if isinstance(call, (CompiledGraph, threads.ThreadsFor)) else None
 
 
 def _fast_path(entry, compiled):
@@ -169,7 +177,7 @@ def _fast_path(entry, compiled):
     compiled = with_thread_policy(compiled, cap.gm, context["device"])
     if not entry.proven:
         compiled = failures.Probation(compiled, entry.effects.written, entry.prove)
-    boxed = getattr(compiled, "boxed", None)
+    boxed = _boxed_form(compiled)
     call = f"boxed([{inputs[1:-1].rstrip(',')}])" if boxed is not None and entry.write is None \
         else f"compiled(*{inputs})"
     lines = ["try:",

@@ -29,12 +29,11 @@ from ..backends import resolve
 from ..dynamic import dynamic_marks
 from ..errors import BackendFailed, GraphBreak, RerunUncompiled, Unsupported
 from ..trace import loops
-from ..trace.capture import capture, entry_roots, resume_roots
-from ..trace.frame import Frame
+from ..trace.capture import TraceStop, capture, entry_roots, resume_roots
+from ..trace.frame import Frame, Resume
 from ..trace.guards import Guards
 from ..trace.interpreter import arg_count, bind_arguments, is_user_function
 from ..trace.jitted import Jitted
-from ..trace.outputs import Resume
 from ..trace.real import RealRunner
 from . import background, devices, failures, layouts, read_only, staging
 from .entries import MISS, CompiledEntry, FallbackEntry
@@ -382,13 +381,10 @@ class JitFunction(Jitted):
                 dynamic_ints |= loops.loop_values(resume_frames) | self._computed
             cap = capture(self.fn, L, self._arg_names, resume_frames, device, self.fullgraph,
                           self.dims_to_trace_dynamic, dynamic_ints)
-        except GraphBreak as brk:
-            if brk.fatal or self.fullgraph:
-                raise Unsupported(brk.user_message()) from None
-            return FallbackEntry(brk.tracer_guards.compile(globals_dict, closure), self._record_break(brk),
-                                 brk.tracer_guards)
-        except Exception as exc:
-            return self._capture_failed(exc, roots)
+        except Exception as exc:   # raised before tracing started: no guards collected
+            return self._capture_failed(exc, None, roots)
+        if isinstance(cap, TraceStop):
+            return self._stopped(cap, roots)
         if _writes_read_only(cap, L, globals_dict, closure):
             return _TRANSIENT   # NumPy raises; compiling a write into a read-only array helps no one
         shows = staging.copy_would_show(cap, staged, L) if staged else None
@@ -408,14 +404,26 @@ class JitFunction(Jitted):
             guards = _root_guards(roots)
             return FallbackEntry(guards.compile(globals_dict, closure), record, guards)
 
-    def _capture_failed(self, exc, roots):
-        """Tracing raised something other than a graph break: the user's own exception
+    def _stopped(self, stop, roots):
+        """Tracing stopped for good (see TraceStop): at a graph break, a fallback guarded
+        by what the break depended on (``Unsupported`` under fullgraph, or for a fatal
+        break); any other exception goes to ``_capture_failed``."""
+        brk = stop.error
+        if not isinstance(brk, GraphBreak):
+            return self._capture_failed(brk, stop.guards, roots)
+        if brk.fatal or self.fullgraph:
+            raise Unsupported(brk.user_message()) from None
+        globals_dict, closure = self.fn.__globals__, self.fn.__closure__
+        return FallbackEntry(stop.guards.compile(globals_dict, closure), self._record_break(brk), stop.guards)
+
+    def _capture_failed(self, exc, guards, roots):
+        """Capturing raised something other than a graph break: the user's own exception
         (real Python raises it again), a layout torch cannot view, or a failure inside
-        npcompile. The state runs uncompiled; RecursionError and MemoryError leave no
-        entry behind (the same state may trace fine with more room)."""
+        npcompile. ``guards``: those tracing collected before it raised, None when it
+        raised before tracing started. The state runs uncompiled; RecursionError and
+        MemoryError leave no entry behind (the same state may trace fine with more room)."""
         if isinstance(exc, (RecursionError, MemoryError)):
             return _TRANSIENT
-        guards = getattr(exc, "tracer_guards", None)
         if guards is None and not layouts.is_layout_error(exc):
             failures.failed(f"capturing a graph of {self.fn.__qualname__} failed", exc, self.fullgraph,
                             "running that part uncompiled instead")

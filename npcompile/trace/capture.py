@@ -1,38 +1,53 @@
 """Segment capture: run the tracer inside make_fx under our FakeTensorMode (which owns
-a ShapeEnv), so every torch op the shim issues lands in an aten-level GraphModule."""
+a ShapeEnv), so every torch op the shim issues lands in an aten-level GraphModule.
+
+torch's tracing machinery (fake tensors, ShapeEnv, make_fx) pulls in sympy, about a
+second of import time, which a program that imports npcompile but has not called a
+jitted function yet should not pay: ``_tracing`` imports it at the first capture."""
 import dataclasses
+import functools
 import re
 import time
+import types
 
 import numpy
 import torch
-from torch._subclasses.fake_tensor import FakeTensorMode
-from torch.fx.experimental.proxy_tensor import make_fx
-from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, StatelessSymbolicContext
 
 from torch_numpy_shim import _errors as shim_errors
 
 from ..errors import GraphBreak, RestartTrace
 from . import fp_state, liveness, outputs, resident, sources
+from .guards import Guards
 from .interpreter import ArrayInput, Tracer, negative_strides, supported_dtype
 from .resident import DeviceArray
 
 
+@functools.cache
+def _tracing():
+    """torch's tracing machinery, imported on first use (see the module docstring)."""
+    from torch._subclasses.fake_tensor import FakeTensorMode
+    from torch.fx.experimental.proxy_tensor import make_fx
+    from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv, StatelessSymbolicContext
+
+    return types.SimpleNamespace(FakeTensorMode=FakeTensorMode, make_fx=make_fx, DimDynamic=DimDynamic,
+                                 ShapeEnv=ShapeEnv, StatelessSymbolicContext=StatelessSymbolicContext)
+
+
+@dataclasses.dataclass
 class Capture:
     """What one successful trace produced: the graph, its example inputs and fake mode
     (for the backend), the inputs' sources, the guards and the output rebuilder."""
 
-    def __init__(self, gm, fake_inputs, fake_mode, tracer, output_plan, trace_seconds, ends_in_break):
-        self.gm = gm
-        self.fake_inputs = fake_inputs
-        self.fake_mode = fake_mode
-        self.inputs = tracer.inputs
-        self.guards = tracer.guards
-        self.output_plan = output_plan
-        self.tensor_outputs = tracer.saw_tensor_input
-        self.int_examples = tracer.int_examples
-        self.trace_seconds = trace_seconds
-        self.ends_in_break = ends_in_break    # the GraphBreak the segment stops before, or None
+    gm: torch.fx.GraphModule
+    fake_inputs: list
+    fake_mode: object                 # the FakeTensorMode (and ShapeEnv) the graph was traced in
+    inputs: list                      # ArrayInput per graph input, in order
+    guards: Guards
+    output_plan: outputs.OutputPlan
+    tensor_outputs: bool              # a torch tensor was an input: results stay tensors
+    int_examples: dict                # source expr -> value of ints traced as constants
+    trace_seconds: float
+    ends_in_break: GraphBreak | None  # the break the segment stops before, or None
 
     def add_shape_guards(self):
         """The ShapeEnv's guards on dynamic sizes, added once the backend has compiled:
@@ -73,7 +88,7 @@ def _fake_input(fake_mode, inp, device):
     device), or a SymInt for an int input."""
     if isinstance(inp.example, int):
         return fake_mode.shape_env.create_unspecified_symint_and_symbol(
-            inp.example, _ShapeSource(inp.source.expr), DimDynamic.DYNAMIC)
+            inp.example, _ShapeSource(inp.source.expr), _tracing().DimDynamic.DYNAMIC)
     fake = _fake(fake_mode, as_tensor(inp.example), inp.dynamic, inp.source)
     if isinstance(inp.example, numpy.ndarray) and device.type != "cpu":
         with fake_mode:
@@ -91,9 +106,10 @@ def _dynamic_dims(requested, shape):
 
 
 def _fake(fake_mode, tensor, dynamic_dims, source):
-    sizes = [DimDynamic.DYNAMIC if d in dynamic_dims else DimDynamic.STATIC for d in range(tensor.ndim)]
-    return fake_mode.from_tensor(tensor, symbolic_context=StatelessSymbolicContext(dynamic_sizes=sizes),
-                                 source=_ShapeSource(source.expr))
+    dynamic, static = _tracing().DimDynamic.DYNAMIC, _tracing().DimDynamic.STATIC
+    sizes = [dynamic if d in dynamic_dims else static for d in range(tensor.ndim)]
+    context = _tracing().StatelessSymbolicContext(dynamic_sizes=sizes)
+    return fake_mode.from_tensor(tensor, symbolic_context=context, source=_ShapeSource(source.expr))
 
 
 def shape_guards(fake_mode, fake_inputs, inputs):
@@ -169,73 +185,89 @@ def initial_inputs(roots):
     return found
 
 
-def _guarded(exc, tracer):
-    exc.tracer_guards = tracer.guards
-    return exc
+@dataclasses.dataclass(frozen=True)
+class TraceStop:
+    """Tracing stopped for good: ``error`` stopped it (a GraphBreak tracing cannot resume
+    after, or an exception raised while tracing: the user's own, a layout torch cannot
+    view, a failure in npcompile), and ``guards`` are the guards collected until then,
+    which are all the stop depended on. The state it was traced for runs as written."""
+
+    error: Exception
+    guards: Guards
 
 
 def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("cpu"), fullgraph=False,
             dynamic_dims=lambda source, example: (), dynamic_ints=frozenset()):
-    """Trace ``fn`` (from its entry, or from ``resume_frames``) into a graph. Tracing
-    restarts whenever it declares a new input; at a resumable graph break it traces again
-    and stops just before the breaking instruction, so the segment ends there. Raises
-    GraphBreak for a break it cannot resume after (``.tracer_guards`` holds the guards
-    collected so far, which are all the failure depended on)."""
+    """Trace ``fn`` (from its entry, or from ``resume_frames``) into a graph: a Capture,
+    or a TraceStop when tracing cannot go on. Tracing restarts whenever it declares a new
+    input; at a resumable graph break it traces again and stops just before the breaking
+    instruction, so the segment ends there. An exception raised before tracing starts
+    propagates as it is (no guards were collected)."""
     roots = entry_roots(bound_args, arg_names) if resume_frames is None else resume_roots(resume_frames)
     inputs = initial_inputs(roots)
     stop_at, first_break = None, None
     start = time.perf_counter()
+    tracing = _tracing()
     while True:
         tracer = Tracer(fn, bound_args, inputs, resume_frames, stop_at, fullgraph, dynamic_ints)
-        fake_mode = FakeTensorMode(shape_env=ShapeEnv(), allow_non_fake_inputs=True)
+        fake_mode = tracing.FakeTensorMode(shape_env=tracing.ShapeEnv(), allow_non_fake_inputs=True)
         for inp in inputs:
             if not isinstance(inp.example, int):
                 inp.dynamic = _dynamic_dims(dynamic_dims(inp.source, inp.example), inp.example.shape)
         fake_inputs = [_fake_input(fake_mode, inp, device) for inp in inputs]
-        plan_box = []
+        ends = []   # the SegmentEnd and the OutputPlan of the one trace make_fx runs
 
         def traced(*placeholders):
             with shim_errors.collecting_checks() as checks:
                 result = tracer.run(list(placeholders))
-            tracer.deferred_checks = checks
+            end = _segment_end(tracer, result, checks)
             keep_on_device = resident.keeps_resident(device) and not tracer.saw_tensor_input
-            plan, tensors = outputs.plan(result, tracer, keep_on_device)
-            plan_box.append(plan)
+            plan, tensors = outputs.plan(end, keep_on_device)
+            ends.append((end, plan))
             return tensors
 
         try:
             with fake_mode:
-                gm = make_fx(traced, tracing_mode="real")(*fake_inputs)
+                gm = tracing.make_fx(traced, tracing_mode="real")(*fake_inputs)
         except RestartTrace:
             continue
         except GraphBreak as brk:
             if stop_at is None and brk.resumable and not brk.fatal:
                 stop_at, first_break = brk.step, brk
                 continue
-            brk.tracer_guards = tracer.guards
-            raise
-        except BaseException as exc:
-            exc.tracer_guards = tracer.guards
-            raise
-        if any(node.op == "call_function" for node in gm.graph.nodes):
-            _require_traceable_fp_state(tracer)
-        if tracer.deferred_checks and mutated_inputs(gm):
-            raise _guarded(GraphBreak("a value check NumPy makes comes before a write into an input",
-                                      "the check could only run after the write; this call runs as written"),
-                           tracer)
-        return Capture(gm, fake_inputs, fake_mode, tracer, plan_box[0], time.perf_counter() - start,
-                       first_break)
+            return TraceStop(brk, tracer.guards)
+        except Exception as exc:
+            return TraceStop(exc, tracer.guards)
+        end, plan = ends[0]
+        refusal = _untraceable_fp_state(tracer) if any(n.op == "call_function" for n in gm.graph.nodes) else None
+        if refusal is None and end.checks and mutated_inputs(gm):
+            refusal = GraphBreak("a value check NumPy makes comes before a write into an input",
+                                 "the check could only run after the write; this call runs as written")
+        if refusal is not None:
+            return TraceStop(refusal, tracer.guards)
+        return Capture(gm, fake_inputs, fake_mode, inputs=tracer.inputs, guards=tracer.guards, output_plan=plan,
+                       tensor_outputs=tracer.saw_tensor_input, int_examples=tracer.int_examples,
+                       trace_seconds=time.perf_counter() - start, ends_in_break=first_break)
 
 
-def _require_traceable_fp_state(tracer):
+def _segment_end(tracer, result, checks):
+    """What output planning reads of a finished trace (see outputs.SegmentEnd)."""
+    return outputs.SegmentEnd(result, checks, tracer.side_effects, tracer.inputs, tracer.shim_inputs,
+                              tracer.mirrors, tracer.source_of, tracer.internal_cells,
+                              tracer.created_functions)
+
+
+def _untraceable_fp_state(tracer):
     """A graph that computes is right only in NumPy error states that trap nothing
-    ('ignore'/'warn'); in any other the segment runs in real NumPy (see fp_state)."""
+    ('ignore'/'warn'); in any other the segment runs in real NumPy (see fp_state). The
+    state is guarded either way; the break to stop at, or None."""
     traceable = fp_state.traceable()
     tracer.guards.fp_errors_traceable(traceable)
-    if not traceable:
-        raise _guarded(GraphBreak(f"NumPy's floating-point error state ({fp_state.describe()}) traps errors",
-                                  "compiled code cannot raise FloatingPointError or call a handler where "
-                                  "NumPy would; this code runs in real NumPy"), tracer)
+    if traceable:
+        return None
+    return GraphBreak(f"NumPy's floating-point error state ({fp_state.describe()}) traps errors",
+                      "compiled code cannot raise FloatingPointError or call a handler where "
+                      "NumPy would; this code runs in real NumPy")
 
 
 def mutated_inputs(gm):

@@ -104,3 +104,21 @@ def cell_full(cell):
         return True
     except ValueError:
         return False
+
+
+class Resume:
+    """A segment that stopped before a graph break: the frame stack to go on with.
+
+    The tracer returns one holding its traced frames (``Tracer.run`` with ``stop_at``),
+    which output planning encodes; the compiled segment returns one holding the real
+    frames, for the runtime to run the breaking instruction with, and ``computed``: the
+    sources (``L[k].locals[name]``) of the ints and NumPy float scalars among them that
+    the graph computed. The next segment traces those as inputs from its first trace (a
+    loop's counters and carried scalars change every iteration), instead of guarding
+    their values and recompiling when they change."""
+
+    __slots__ = ("frames", "computed")
+
+    def __init__(self, frames, computed=frozenset()):
+        self.frames = frames
+        self.computed = computed

@@ -20,7 +20,7 @@ from torch_numpy_shim._ndarray import ndarray as ShimArray
 from .. import config, controls
 from ..errors import GraphBreak, RestartTrace
 from . import liveness, loops, numpy_map, scalars, sources
-from .frame import INLINED, NO_VALUE, NULL, Frame, cell_full
+from .frame import INLINED, NO_VALUE, NULL, Frame, Resume, cell_full
 from .guards import Guards
 from .jitted import Jitted
 from .opcodes import HANDLERS
@@ -68,13 +68,6 @@ class _Stop(Exception):
     """Internal: the trace reached ``stop_at``."""
 
 
-class Suspended:
-    """A trace that stopped before a graph break: the frames to hand to real Python."""
-
-    def __init__(self, frames):
-        self.frames = frames
-
-
 class ArrayInput:
     """A graph input: where the array comes from, an example of it, and which of its
     dims the graph treats as dynamic (set by capture before each trace)."""
@@ -113,7 +106,6 @@ class Tracer:
         self.overlay = {}                     # (id(obj), attr) -> value written during trace
         self.global_writes = {}               # name -> value (STORE_GLOBAL)
         self.side_effects = []                # ("setattr"|"call"|"setglobal", ...)
-        self.deferred_checks = []             # bool tensors of NumPy's value checks (raise_if)
         self.internal_cells = set()
         self.created_functions = set()        # ids of functions made by MAKE_FUNCTION
         self.keepalive = []
@@ -128,7 +120,7 @@ class Tracer:
     # ---- running frames -----------------------------------------------------------------
     def run(self, placeholders):
         """Trace to the function's return (its value) or, with ``stop_at``, until that
-        many instructions have run (a ``Suspended`` holding the frames)."""
+        many instructions have run (a ``Resume`` holding the traced frames)."""
         self.placeholders = placeholders
         if self.resume_frames is None:
             code = self.fn.__code__
@@ -143,7 +135,7 @@ class Tracer:
         try:
             return self.run_frames(0)
         except _Stop:
-            return Suspended(self.frames)
+            return Resume(self.frames)
 
     def lift_frame(self, k, real):
         """A frame of a resumed call, its values lifted from the state ``L[k]``."""

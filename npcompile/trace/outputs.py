@@ -7,6 +7,7 @@ runtime compiles that source into each entry's call function, where it converts 
 to NumPy's exact types, replays the side effects in program order and builds the result.
 """
 import builtins
+import dataclasses
 import types
 
 import numpy
@@ -17,13 +18,30 @@ from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from ..errors import GraphBreak, RerunUncompiled
 from . import liveness, loops, numpy_map, scalars
-from .frame import NO_VALUE, NULL, Frame
-from .interpreter import Suspended
+from .frame import NO_VALUE, NULL, Frame, Resume
 from .resident import DeviceArray
 
 _ITERATOR_TYPES = tuple(type(it) for it in (iter([]), iter(()), iter(range(0)), enumerate([]),
                                             zip(), reversed([]), iter({}), iter({}.values()),
                                             iter({}.items())))
+
+
+@dataclasses.dataclass(frozen=True)
+class SegmentEnd:
+    """What a finished trace hands to output planning: the segment's result and what the
+    tracer recorded that the encoding needs (built by capture from the tracer)."""
+
+    result: object            # the return value, or a Resume holding the traced frames
+    checks: list              # bool tensors of NumPy's deferred value checks (any true: rerun as written)
+    side_effects: list        # writes to objects that outlive the segment, in program order:
+    #                           ("setattr", source, name, value), ("setglobal", name, value),
+    #                           ("call", source, method, args)
+    inputs: list              # the graph's inputs (ArrayInput), for their examples
+    shim_inputs: dict         # id(shim array) -> Source of the graph input it is
+    mirrors: dict             # id(traced copy of an outside list/dict) -> Source of the original
+    source_of: dict           # id(outside object) -> Source it was read from
+    internal_cells: set       # ids of cells the segment made (others are the caller's)
+    created_functions: set    # ids of functions the segment defined (cannot leave it)
 
 
 class OutputPlan:
@@ -62,14 +80,14 @@ class _Encoder:
     """Turns traced values into expressions; each object is built once (``memo``), so
     values shared in the trace stay shared in the result."""
 
-    def __init__(self, tracer, p, resident):
-        self.tracer = tracer
+    def __init__(self, end, p, resident):
+        self.end = end
         self.p = p
         self.tensors = []
         self.memo = {}
         self.resident = resident   # arrays only frames hold may stay on the device
         self.deferred = {}         # id(array) -> (name, array): frame slots decided at the end
-        self.examples = {inp.source.expr: inp.example for inp in tracer.inputs}
+        self.examples = {inp.source.expr: inp.example for inp in end.inputs}
         self.computed = set()      # frame slots holding values the graph computed (see Resume)
 
     def name(self, value, expression):
@@ -81,7 +99,7 @@ class _Encoder:
     def array(self, value):
         if id(value) in self.memo:
             return self.memo[id(value)]
-        source = self.tracer.shim_inputs.get(id(value))
+        source = self.end.shim_inputs.get(id(value))
         if source is not None and not value._scalar:
             if type(self.examples.get(source.expr)) is not DeviceArray:
                 return source.expr
@@ -92,7 +110,7 @@ class _Encoder:
         return self.name(value, f"{kind}(out[{len(self.tensors) - 1}])")
 
     def __call__(self, value):
-        p, tracer = self.p, self.tracer
+        p, end = self.p, self.end
         if isinstance(value, ShimArray):
             return self.array(value)
         if isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)):
@@ -101,7 +119,7 @@ class _Encoder:
             return f"{kind}(out[{len(self.tensors) - 1}])"
         if id(value) in self.memo:
             return self.memo[id(value)]
-        for table in (tracer.mirrors, tracer.source_of):
+        for table in (end.mirrors, end.source_of):
             source = table.get(id(value))
             if source is not None:
                 return source.expr
@@ -145,7 +163,7 @@ class _Encoder:
             rebuild_fn, args, *state = value.__reduce__()
             state = self(state[0]) if state else "None"
             return self.name(value, f"_rebuild({p.const(rebuild_fn)}, {self(args)}, {state})")
-        if isinstance(value, types.FunctionType) and id(value) in tracer.created_functions:
+        if isinstance(value, types.FunctionType) and id(value) in end.created_functions:
             raise GraphBreak("a function defined inside the compiled function is live at a break",
                              "define it at module level to let tracing resume after the break")
         if callable(value) or isinstance(value, (types.ModuleType, type)):
@@ -158,7 +176,7 @@ class _Encoder:
         raise GraphBreak(f"a {type(value).__name__} cannot leave a compiled function")
 
     def cell(self, cell):
-        if id(cell) not in self.tracer.internal_cells:
+        if id(cell) not in self.end.internal_cells:
             return self.p.const(cell)
         try:
             contents = cell.cell_contents
@@ -179,7 +197,7 @@ class _Encoder:
         also held by a container, a cell, an object or a side effect is the NumPy array
         built for those, so aliases stay aliases."""
         for name, value in self.deferred.values():
-            source = self.tracer.shim_inputs.get(id(value))
+            source = self.end.shim_inputs.get(id(value))
             if id(value) in self.memo:
                 expression = self.memo[id(value)]
             elif source is not None:
@@ -194,7 +212,7 @@ class _Encoder:
         dead = liveness.dead_locals(f.code, f.ip)   # never read again: no graph output for them
         live = {name: v for name, v in f.locals.items() if name not in dead}
         for name, v in live.items():
-            if _computed(v, self.tracer):
+            if _computed(v, self.end.shim_inputs):
                 self.computed.add(f"L[{k}].locals[{name!r}]")
         locals_ = "{" + ", ".join(f"{name!r}: {self.slot(v)}" for name, v in live.items()) + "}"
         stack = "[" + ", ".join(self.slot(v) for v in f.stack) + "]"
@@ -205,20 +223,21 @@ class _Encoder:
                 f"{f.error_on_graph_break}, {f.fullgraph})")
 
 
-def plan(result, tracer, resident=False):
-    """Encode ``result`` and the tracer's side effects; returns (plan, output tensors).
-    ``resident``: arrays that only frames hold at a break stay on the device."""
+def plan(end, resident=False):
+    """Encode a segment's end (its result, checks and side effects); returns (plan,
+    output tensors). ``resident``: arrays that only frames hold at a break stay on the
+    device."""
     p = OutputPlan()
-    encode = _Encoder(tracer, p, resident)
-    for condition in tracer.deferred_checks:
+    encode = _Encoder(end, p, resident)
+    for condition in end.checks:
         encode.tensors.append(condition)
         p.checks.append(f"out[{len(encode.tensors) - 1}]")
-    if isinstance(result, Suspended):
-        frames = [encode.frame(f, k) for k, f in enumerate(result.frames)]
+    if isinstance(end.result, Resume):
+        frames = [encode.frame(f, k) for k, f in enumerate(end.result.frames)]
         p.result = f"_Resume([{', '.join(frames)}], {p.const(frozenset(encode.computed))})"
     else:
-        p.result = encode(result)
-    for effect in tracer.side_effects:
+        p.result = encode(end.result)
+    for effect in end.side_effects:
         kind = effect[0]
         if kind == "setattr":
             _, source, name, value = effect
@@ -236,26 +255,12 @@ def plan(result, tracer, resident=False):
     return p, encode.tensors
 
 
-class Resume:
-    """What a segment that stopped at a graph break returns: the real frames to go on with,
-    and ``computed``: the sources (``L[k].locals[name]``) of the ints and NumPy float
-    scalars among them that the graph computed. The next segment traces those as inputs
-    from its first trace (a loop's counters and carried scalars change every iteration),
-    instead of guarding their values and recompiling when they change."""
-
-    __slots__ = ("frames", "computed")
-
-    def __init__(self, frames, computed=frozenset()):
-        self.frames = frames
-        self.computed = computed
-
-
-def _computed(value, tracer):
+def _computed(value, shim_inputs):
     """A symbolic int, or a float/complex NumPy scalar that is not one of the inputs."""
     if isinstance(value, torch.SymInt):
         return True
     return isinstance(value, ShimArray) and value._scalar and value.dtype.kind in "fc" and \
-        id(value) not in tracer.shim_inputs
+        id(value) not in shim_inputs
 
 
 _to_numpy_array = torch.Tensor.numpy   # plain CPU outputs: the common, fast case
