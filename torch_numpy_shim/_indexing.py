@@ -15,7 +15,6 @@ import warnings
 
 import numpy
 import torch
-from torch.fx.experimental.symbolic_shapes import guard_or_false
 from torch.multiprocessing.reductions import StorageWeakRef
 
 from . import _coerce, _dtypes, _flipped, _promotion
@@ -271,6 +270,8 @@ class _Fancy:
         broadcast = tuple(self.index[0].shape)
         rest_shape = tuple(view.shape[d] for d in self.rest)
         self.shape = rest_shape[:self.insert_at] + broadcast + rest_shape[self.insert_at:]
+        from torch.fx.experimental.symbolic_shapes import guard_or_false  # sympy: not at import
+
         if guard_or_false(math.prod(self.shape) == 0):  # sizes known only from data: no check
             self._check_bounds_of_empty_result([indices[d] for d in dims], math.prod(broadcast))
         # torch reads 0-d index tensors as Python ints (.item()): index with shape (1,)

@@ -14,7 +14,6 @@ import warnings
 
 import numpy
 import torch
-from torch.fx.experimental.symbolic_shapes import statically_known_true
 
 from . import _dtypes, _promotion
 from ._coerce import asarray, cast_tensor
@@ -54,6 +53,8 @@ def _one_inner_product(a, b):
     """Whether ``a @ b`` is one element, a sum over all of a and b (sizes known, no guard)."""
     if a.ndim == 0 or b.ndim == 0:
         return False
+    from torch.fx.experimental.symbolic_shapes import statically_known_true  # sympy: not at import
+
     k = a.shape[-1]
     return statically_known_true(a.numel() == k) and statically_known_true(b.numel() == k)
 
@@ -63,6 +64,8 @@ def mm(a, b):
     if a.dtype == torch.float32 and _one_inner_product(a, b):
         # torch's CPU float32 kernels accumulate a long inner product in float32 (a million
         # products 0.1 * 0.1 gave 9865.2, NumPy's BLAS 9999.6): a float64 sum, as for sums
+        from torch.fx.experimental.symbolic_shapes import statically_known_true  # sympy: not at import
+
         shape = torch.matmul(a[..., :0], b[..., :0, :] if b.ndim > 1 else b[:0]).shape
         if statically_known_true(math.prod(shape) == 1):   # not when k == 0 leaves no element
             return torch.sum(a.to(torch.float64).reshape(-1) * b.to(torch.float64).reshape(-1)).to(

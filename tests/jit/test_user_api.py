@@ -91,6 +91,17 @@ def test_reset_forgets_entries_dynamic_dims_and_ints():
     np.testing.assert_array_equal(f(np.ones(2), 3), np.full(2, 3.0))
 
 
+def test_import_leaves_the_compiler_unloaded():
+    """``import npcompile`` costs about ``import torch``: torch's tracing machinery (and
+    sympy under it) and Inductor load at the first compile, not at import."""
+    code = ("import sys, npcompile; print(sorted(m for m in ('sympy', 'torch._inductor', "
+            "'torch.fx.experimental.symbolic_shapes') if m in sys.modules))")
+    assert _python(code)[0] == "[]"
+    code = ("import sys, numpy, npcompile; npcompile.jit(lambda a: a + 1, backend='eager')(numpy.ones(2)); "
+            "print('torch.fx.experimental.symbolic_shapes' in sys.modules)")
+    assert _python(code)[0] == "True"
+
+
 def _naturals(a):
     for i in itertools.count():
         yield a * i
