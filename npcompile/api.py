@@ -70,16 +70,18 @@ def run(fn):
 
 def reset():
     """Forget everything npcompile compiled or learnt: every jitted function's entries (per
-    device too), its breaks, recompile reasons and compiled callees, which dims and ints
-    it made dynamic, the compile-time totals and the once-only log memory. The next call
-    of each function compiles afresh, as in a new process."""
+    device too), its native loop kernels and the calls refused them, its breaks, recompile
+    reasons and compiled callees, which dims and ints it made dynamic, the compile-time
+    totals and the once-only log memory. The next call of each function compiles afresh,
+    as in a new process."""
     from .diagnostics import forget_compile_times, forget_logged
     from .runtime.jit_function import _ALL
     forget_compile_times()
     forget_logged()
     for jitted in list(_ALL):
         for table in (jitted.entries, jitted.resume_entries, jitted.device_entries, jitted.breaks,
-                      jitted.recompile_reasons, jitted._callees, jitted.dynamic_dims, jitted.dynamic_ints):
+                      jitted.recompile_reasons, jitted._callees, jitted.dynamic_dims, jitted.dynamic_ints,
+                      jitted._native or [], jitted.native_refusals):
             table.clear()
         jitted.run_only_misses = 0
         jitted._limit_warned = False

@@ -91,6 +91,27 @@ def test_reset_forgets_entries_dynamic_dims_and_ints():
     np.testing.assert_array_equal(f(np.ones(2), 3), np.full(2, 3.0))
 
 
+def _prefix_sums(a):
+    out = np.empty_like(a)
+    total = 0.0
+    for i in range(a.shape[0]):
+        total += a[i]
+        out[i] = total
+    return out
+
+
+def test_reset_forgets_native_loop_kernels():
+    pytest.importorskip("numba")
+    f = npcompile.jit(_prefix_sums)
+    a = np.arange(6.0)
+    np.testing.assert_array_equal(f(a), _prefix_sums(a))
+    assert f._native and f.compile_count == 1
+    npcompile.reset()
+    assert not f._native and not f.native_refusals and f.compile_count == 0
+    np.testing.assert_array_equal(f(a), _prefix_sums(a))
+    assert len(f._native) == 1
+
+
 def test_import_leaves_the_compiler_unloaded():
     """``import npcompile`` costs about ``import torch``: torch's tracing machinery (and
     sympy under it) and Inductor load at the first compile, not at import."""
