@@ -279,7 +279,7 @@ class Tracer:
         if isinstance(value, (numpy.ndarray, torch.Tensor, DeviceArray)):
             return self.array_input(value, source)
         if isinstance(value, numpy.generic):
-            if isinstance(value, (numpy.floating, numpy.complexfloating)) and supported_dtype(value.dtype):
+            if isinstance(value, loops.CARRIED_SCALARS) and supported_dtype(value.dtype):
                 if source.expr in self.dynamic_ints:
                     return self.scalar_input(value, source)
                 if self.resume_frames is not None:   # a value a loop may carry: traced as an input if it changes
@@ -401,7 +401,7 @@ class Tracer:
         return self.placeholders[index]
 
     def scalar_input(self, value, source):
-        """A NumPy float or complex scalar traced as a 0-d graph input (a value a loop
+        """A NumPy number (float, complex, integer) traced as a 0-d graph input (a value a loop
         carries from one iteration to the next, such as a recursion's coefficient)."""
         as_array = sources.Source(f"__import__('numpy').asarray({source.expr})", source.label)
         index = next((i for i, inp in enumerate(self.inputs) if inp.source == as_array), None)

@@ -172,10 +172,16 @@ def loop_values(frames):
     return frozenset([f"L[{k}].stack[{len(frame.stack) - 1!r}]"])
 
 
+#: NumPy scalars a resumed segment may trace as 0-d graph inputs once they change: the
+#: numbers a loop carries (a recursion's coefficient, a running count) and the integers it
+#: reads out of index arrays (CSR row bounds) or out of a table it fills in.
+CARRIED_SCALARS = (numpy.floating, numpy.complexfloating, numpy.integer)
+
+
 def carried_scalar_changed(old, now):
-    """A NumPy float or complex scalar a loop carries changed value between two states of
-    the same resume point: from now on it is a graph input, not a constant."""
-    return (isinstance(old, (numpy.floating, numpy.complexfloating)) and type(now) is type(old)
+    """A NumPy number a loop carries changed value between two states of the same resume
+    point: from now on it is a graph input, not a constant."""
+    return (isinstance(old, CARRIED_SCALARS) and type(now) is type(old)
             and not (now == old or (now != now and old != old)))
 
 

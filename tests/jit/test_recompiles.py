@@ -127,6 +127,53 @@ def test_changing_int_argument_becomes_symbolic():
     assert len(backend.graphs) == 2
 
 
+def csr_times_vector(indptr, indices, data, x):
+    y = np.zeros(indptr.shape[0] - 1)
+    for row in range(indptr.shape[0] - 1):
+        start, stop = indptr[row], indptr[row + 1]   # NumPy int32 scalars read from an index array
+        y[row] = data[start:stop] @ x[indices[start:stop]]
+    return y
+
+
+def random_csr(seed, rows=12, cols=9, nnz=40):
+    """CSR arrays of the same shapes for every seed, with different row lengths (at least
+    2: torch specializes sizes 0 and 1, a shape guard, not a value guard)."""
+    rng = np.random.default_rng(seed)
+    counts = 2 + np.bincount(rng.integers(0, rows, nnz - 2 * rows), minlength=rows)
+    indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int32)
+    return indptr, rng.integers(0, cols, nnz).astype(np.int32), rng.standard_normal(nnz), rng.standard_normal(cols)
+
+
+def rolling_hash(codes):
+    h = codes[0]          # a NumPy int64 the loop carries from one iteration to the next
+    for i in range(1, codes.shape[0]):
+        h = (h * 31 + codes[i]) % 1_000_003
+    return h
+
+
+@pytest.mark.parametrize("fn, make_args", [
+    (csr_times_vector, random_csr),
+    (rolling_hash, lambda seed: (np.random.default_rng(seed).integers(0, 1000, 300),)),
+], ids=["index_array_bounds", "carried_int"])
+def test_numpy_ints_in_loops_are_not_guarded_by_value(monkeypatch, fn, make_args):
+    """NumPy integer scalars a loop reads from an index array or carries change with the
+    data: once one changes it is a graph input (like an int argument after a change), so
+    later calls with new values compile nothing, however many values they bring."""
+    monkeypatch.setattr(npcompile.config, "native_loops", False)
+    backend = CountingBackend()
+    jitted = npcompile.jit(fn, backend=backend)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert_same(fn(*make_args(0)), jitted(*make_args(0)))
+        first_call_graphs = len(backend.graphs)
+        for seed in range(1, 6):
+            assert_same(fn(*make_args(seed)), jitted(*make_args(seed)))
+    assert not [w for w in caught if "cache_size_limit" in str(w.message)]   # every state compiled
+    assert len(backend.graphs) == first_call_graphs, jitted.recompile_reasons
+    value_guards = [reason for reason in jitted.recompile_reasons if "== np.int" in reason]
+    assert len(value_guards) <= 2, value_guards   # one change per carried value makes it an input
+
+
 def test_long_loop_compiles_like_a_short_one():
     def relax(u, n):
         for _ in range(n):
