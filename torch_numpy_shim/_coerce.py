@@ -14,6 +14,7 @@ from ._promotion import PY_SCALARS
 __all__ = ["to_numpy"]
 
 _SYM = (torch.SymInt, torch.SymFloat, torch.SymBool)
+_SEQUENCES = (list, tuple, range)   # what NumPy reads element by element (a range is ints)
 
 
 def _refuse_numpy_object(obj):
@@ -80,7 +81,7 @@ def _contains_traced(obj):
 
 def _stack_nested(obj):
     """A sequence holding shim arrays: stack element-wise with NumPy promotion."""
-    if not isinstance(obj, (list, tuple)):
+    if not isinstance(obj, _SEQUENCES):
         return asarray(obj)
     parts = [_stack_nested(x) for x in obj]
     if not parts:
@@ -113,13 +114,13 @@ def asarray(obj, dtype=None, copy=None):
     elif isinstance(obj, numpy.generic):
         out = ndarray._wrap(_from_numpy_array(numpy.asarray(obj), copy=True))
         copy = False
-    elif dt is not None and isinstance(obj, PY_SCALARS + (list, tuple)) and not _contains_traced(obj):
+    elif dt is not None and isinstance(obj, PY_SCALARS + _SEQUENCES) and not _contains_traced(obj):
         # Python data with a dtype: NumPy converts (and refuses out-of-range ints) itself
         return ndarray._wrap(_from_numpy_array(numpy.asarray(obj, dtype=dt.np), copy=True))
     elif isinstance(obj, PY_SCALARS + _SYM):
         out = ndarray._wrap(_scalar_tensor(obj, _default_dtype_of_python(obj)))
         copy = False
-    elif isinstance(obj, (list, tuple)):
+    elif isinstance(obj, _SEQUENCES):
         out = _stack_nested(obj) if _contains_traced(obj) else ndarray._wrap(_tensor_from_python_nested(obj))
         copy = False
     elif hasattr(obj, "__array_function__") or isinstance(obj, numpy.ma.MaskedArray):

@@ -84,13 +84,23 @@ def _safe_int_divisor(b):
 
 
 def _fmod_float(a, b):
-    """Exact C fmod. torch's vectorized fmod returns NaN for subnormal divisors, so those
-    are scaled into the normal range (fmod by b * 2**k first, then rescale exactly)."""
-    scale = {torch.float64: 2.0 ** 60, torch.float32: 2.0 ** 30, torch.float16: 2.0 ** 12}[a.dtype]
-    subnormal = (torch.abs(b) < torch.finfo(a.dtype).tiny) & (b != 0)
-    scaled_b = torch.where(subnormal, b * scale, b)
-    reduced = torch.fmod(a, scaled_b)
-    return torch.where(subnormal, torch.fmod(reduced * scale, scaled_b) / scale, reduced)
+    """Exact C fmod. torch's fmod is exact except where ``a / b`` overflows (a divisor
+    tiny next to ``a``: subnormal, or 1e-300 against 1e10), where it gives NaN. Since
+    fmod(a, b) == fmod(fmod(a, b * 2**k), b) for any k >= 0, ``a`` is first reduced by
+    ``b`` scaled (exactly, by powers of two) to within about 2**margin of it, which
+    shrinks the exponent gap by about ``margin`` a round; three rounds (five for float16's
+    narrow exponent range) cover any gap of the dtype. Exponents come from log2 (Inductor's CPU code for frexp fails to compile
+    for float64); being off by one is within the margin's slack."""
+    margin = {torch.float64: 1016, torch.float32: 120, torch.float16: 10}[a.dtype]
+    usable = torch.isfinite(a) & torch.isfinite(b) & (b != 0)
+    for _ in range(3 if a.dtype != torch.float16 else 5):
+        gap = torch.floor(torch.log2(torch.abs(a))) - torch.floor(torch.log2(torch.abs(b))) - margin
+        far = usable & (gap > 0)
+        k = torch.where(far, gap, 0.0)
+        half = torch.floor(k / 2)
+        scaled = b * torch.exp2(half) * torch.exp2(k - half)
+        a = torch.where(far, torch.fmod(a, torch.where(far, scaled, 1.0)), a)
+    return torch.fmod(a, b)
 
 
 def _float_divmod(a, b):
@@ -332,7 +342,12 @@ def log2(t):
 
 
 def log1p(t):
-    return torch.log(1 + t) if _is_complex(t) else torch.log1p(t)
+    """Complex: NumPy's formula, log(hypot(1 + x, y)) + i atan2(y, 1 + x); adding 1 as
+    a complex number would lose the sign of a zero imaginary part (log1p(-2-0j) is -pi j)."""
+    if not _is_complex(t):
+        return torch.log1p(t)
+    shifted = t.real + 1
+    return complex_from_parts(torch.log(torch.hypot(shifted, t.imag)), torch.atan2(t.imag, shifted))
 
 
 def _logaddexp_with(log1p_of_exp, same):

@@ -362,6 +362,8 @@ class ufunc:
             result = start.expand(kept).clone()
         elif mask is not None:
             result = self._masked_fold(x, mask, axes, start, loop_dt, explicit)
+        elif start is not None and explicit and not self._reorderable:
+            result = self._fold(x, axes, start, loop_dt)
         else:
             result = self._reduce_tensor(x, axes, loop_dt)
             if start is not None:  # NumPy starts from the identity: gcd.reduce([-4]) is 4
@@ -401,6 +403,15 @@ class ufunc:
         for i in range(values.shape[-1]):
             acc = torch.where(keep[..., i], self._binary_tensor(acc, values[..., i], loop_dt), acc)
         return acc
+
+    def _fold(self, x, axes, start, loop_dt):
+        """``initial`` OP x0 OP x1 ... in order: an order-dependent ufunc (subtract,
+        power, divide) applies ``initial`` first, not to the reduced rest."""
+        values = K.last_axis(x, axes) if axes else x.unsqueeze(-1)
+        acc = start.expand(values.shape[:-1])
+        for i in range(values.shape[-1]):
+            acc = self._binary_tensor(acc, values[..., i], loop_dt)
+        return acc.clone()
 
     def _reduce_tensor(self, x, axes, loop_dt):
         """Reduce a non-empty tensor over ``axes`` with NumPy's order of operations."""

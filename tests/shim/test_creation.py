@@ -405,3 +405,14 @@ def test_sizes_stay_symbolic(name):
     graph = make_fx(lambda t: SIZE_DRIVEN[name](t.shape[0])._t, tracing_mode="symbolic")(torch.ones(5))
     for n in (3, 8):
         assert torch.equal(graph(torch.ones(n)), SIZE_DRIVEN[name](n)._t)
+
+
+@pytest.mark.parametrize("data", [range(5), range(0), range(3, -4, -2), [range(3), range(3)], (range(2), [5, 6]),
+                                  range(2**63, 2**63 + 2), [[range(2)], [range(2)]]])
+@pytest.mark.parametrize("dtype", [None, "float32", "int8"])
+def test_array_from_ranges(data, dtype):
+    """A range is a sequence of ints to NumPy, alone or nested in lists."""
+    check(lambda xp, d: xp.array(d, dtype=dtype), data)
+    check(lambda xp, d: xp.asarray(d, dtype=dtype), data)
+    if data != range(2**63, 2**63 + 2):   # NumPy sums that one to ulonglong, the shim to uint64
+        check(lambda xp, d: xp.sum(d), data)

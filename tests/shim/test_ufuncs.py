@@ -484,3 +484,25 @@ def test_power_of_two_is_square(dtype):
         a **= 2
         return a
     check(square_in_place, a)
+
+
+def _float_magnitudes(width):
+    """Floats of every binade, subnormals included: the divisor tiny next to the dividend
+    is where torch's fmod breaks (``a / b`` overflows)."""
+    return st.floats(width=width, allow_nan=False, allow_infinity=False).filter(lambda x: x != 0) | \
+        st.sampled_from([5e-324, -5e-324, 1e-310, 2.2250738585072014e-308, 1e-300, 1e-45, -1e-40])
+
+
+@pytest.mark.parametrize("name", ["floor_divide", "remainder", "fmod", "divmod"])
+@settings(max_examples=40)
+@given(data=st.data())
+def test_division_by_tiny_floats(name, data):
+    """Integer and float arrays divided by tiny (subnormal) floats and the other way
+    round: NumPy's exact fmod, never NaN where the quotient only overflows."""
+    dt = data.draw(st.sampled_from(["int16", "uint16", "int64", "float32", "float64"]), label="dtype")
+    a = data.draw(arrays(numpy.dtype(dt), shape=st.just((6,))), label="a")
+    width = 32 if dt == "float32" else 64
+    b = data.draw(hnp.arrays(numpy.dtype(f"float{width}"), (6,), elements=_float_magnitudes(width)), label="b")
+    check(lambda xp, a, b: getattr(xp, name)(a, b), a, b, rtol=0.0)
+    check(lambda xp, a, b: getattr(xp, name)(a, b[0]), a, b, rtol=0.0)
+    check(lambda xp, a, b: getattr(xp, name)(b, a), a, b, rtol=0.0)
