@@ -17,10 +17,16 @@ in a ``ChunkFunction``, which
 
 The output's ``meta`` (dtype and array type) is found by tracing ``f`` on zero-size
 chunks with the eager backend (no Inductor compile on the client); pass ``dtype=`` or
-``meta=`` to skip that. Threads: a worker started by a Dask nanny has OMP_NUM_THREADS=1
-(Dask's default ``distributed.nanny.pre-spawn-environ``), which npcompile's thread policy
-reads through torch, so each task computes on one thread; a worker given more
-(``OMP_NUM_THREADS=n`` in its environment) lets each call use up to n.
+``meta=`` to skip that.
+
+Threads: a call made inside a Dask task (threaded scheduler or distributed worker) computes
+on one thread, since Dask already runs a task on each thread it has; Dask's config
+``npcompile.threads-per-task`` (or, on a distributed worker, its ``OMP_NUM_THREADS``) raises
+that (see ``npcompile.threads``). Warm starts: every process on a machine compiles into and
+reads from Inductor's on-disk cache (``TORCHINDUCTOR_CACHE_DIR``, else a folder in the
+temporary directory), and the timed decisions that key it are measured once per machine
+(``npcompile.calibrations``), so a second worker finds the graphs the first one compiled;
+``worker_stats`` shows the cache's hits and misses per worker.
 """
 import threading
 import time
@@ -176,7 +182,8 @@ def _arrays(values):
 def local_stats():
     """This process's npcompile counters: per jitted function, compiled entries and
     recompiles; per chunk function, calls, calls that compiled and seconds in chunks;
-    and Inductor's on-disk FX graph cache hits and misses."""
+    and Inductor's on-disk FX graph cache hits, misses and bypasses (graphs it would not
+    cache)."""
     from torch._dynamo.utils import counters
 
     from .runtime.jit_function import _ALL
@@ -192,7 +199,8 @@ def local_stats():
         chunks = {name: dict(stats) for name, stats in _STATS.items()}
     return {"functions": functions, "chunks": chunks,
             "inductor_cache": {"hits": counters["inductor"]["fxgraph_cache_hit"],
-                               "misses": counters["inductor"]["fxgraph_cache_miss"]}}
+                               "misses": counters["inductor"]["fxgraph_cache_miss"],
+                               "bypasses": counters["inductor"]["fxgraph_cache_bypass"]}}
 
 
 def warm_up(client, f, *examples, **kwargs):

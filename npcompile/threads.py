@@ -7,7 +7,7 @@ slower than NumPy, whose ufuncs are single-threaded. Small kernels gain nothing 
 threads either: the fork/join costs more than the work. So each call gets:
 
 - one thread when the data its graph reads and writes (inputs and outputs) is below
-  ``parallel_threshold_bytes()``, measured once per process and thread count (the
+  ``parallel_threshold_bytes()``, measured once per machine and thread count (the
   smallest size where several OpenMP threads beat one by 10% on this machine);
 - no more threads than there are free cores: the runnable tasks the kernel counts in
   /proc/loadavg, other than ours, taken from the machine's CPUs (one thread when fewer
@@ -38,14 +38,23 @@ Which knob does what:
   threads from burning cores, at the price of a wake-up per parallel region.
 
 ``config.threads`` overrides: "auto" (the above), or a fixed number.
+
+Inside a Dask task (a thread of the threaded scheduler's pool, or of a ``dask.distributed``
+worker's executor) the task's budget caps both: Dask already runs one task per thread it
+has, so a call made by a task uses one thread (Dask threads x torch threads never exceed
+what Dask was given) unless Dask's config says otherwise (``npcompile.threads-per-task``,
+e.g. ``DASK_NPCOMPILE__THREADS_PER_TASK=4`` in a worker's environment), or, on a
+distributed worker, its ``OMP_NUM_THREADS`` (which a nanny sets to 1 by default).
 """
 import functools
 import os
+import sys
+import threading
 import time
 
 import torch
 
-from . import config
+from . import calibrations, config
 
 #: A contention reading is reused for this long (reading /proc/loadavg costs ~10 us).
 CONTENTION_TTL_SECONDS = 0.05
@@ -85,9 +94,57 @@ def cgroup_cpu_quota(root="/sys/fs/cgroup"):
 
 def thread_limit(current=None):
     """The most threads a call may use now: the caller's limits (torch's ``current``
-    count) and the cores we may use."""
+    count, the budget of the Dask task it runs in) and the cores we may use."""
     current = torch.get_num_threads() if current is None else current
-    return max(1, min(current, available_cores()))
+    limit = max(1, min(current, available_cores()))
+    budget = task_budget()
+    return limit if budget is None else min(limit, budget)
+
+
+# ---- Dask tasks ----------------------------------------------------------------------
+_thread_kind = threading.local()   # .kind: which Dask pool runs this thread (None: none)
+
+
+def task_budget():
+    """Threads a call may use in the Dask task running on this thread, or None on a
+    thread no Dask scheduler runs tasks on (see the module docstring). Which pool a thread
+    belongs to is found once per thread; the budget is read per call (Dask's config can
+    change between tasks)."""
+    kind = getattr(_thread_kind, "kind", False)
+    if kind is False:
+        kind = _thread_kind.kind = dask_thread_kind()
+    return None if kind is None else _budget(kind)
+
+
+def dask_thread_kind():
+    """``"distributed"`` on a thread running a ``dask.distributed`` task, ``"threaded"``
+    on one of the threaded scheduler's pool threads, else None. Looked up only among Dask
+    modules already imported (a process without Dask pays nothing)."""
+    worker = sys.modules.get("distributed.worker")
+    if worker is not None and getattr(worker.thread_state, "execution_state", None) is not None:
+        return "distributed"
+    threaded = sys.modules.get("dask.threaded")
+    if threaded is None:
+        return None
+    pools = [threaded.default_pool, *(p for per_thread in list(threaded.pools.values())
+                                      for p in list(per_thread.values()))]
+    config_pool = sys.modules["dask.config"].get("pool", None)
+    thread = threading.current_thread()
+    if any(thread in getattr(pool, "_threads", ()) for pool in (*pools, config_pool) if pool is not None):
+        return "threaded"
+    return None
+
+
+def _budget(kind):
+    configured = sys.modules["dask.config"].get("npcompile.threads-per-task", None)
+    if configured is not None:
+        return max(1, int(configured))
+    if kind == "distributed":
+        try:
+            return max(1, int(os.environ["OMP_NUM_THREADS"]))
+        except (KeyError, ValueError):
+            pass
+    return 1
 
 
 def runnable_tasks(path="/proc/loadavg"):
@@ -131,7 +188,8 @@ def threads_for(work_bytes, current=None):
     """Threads for a call that reads and writes ``work_bytes`` of data, given torch's
     ``current`` count (see the module docstring)."""
     if config.threads != "auto":
-        return max(1, int(config.threads))
+        budget = task_budget()
+        return max(1, int(config.threads) if budget is None else min(int(config.threads), budget))
     limit = thread_limit(current)
     if limit == 1 or work_bytes < parallel_threshold_bytes(limit):
         return 1
@@ -155,8 +213,14 @@ UNLIMITED = 1 << 62
 
 @functools.cache
 def measured_threshold_bytes(threads):
-    """``parallel_threshold_bytes`` for ``threads`` threads, measured once per process
-    with ATen's own OpenMP loops (about 0.3 s)."""
+    """``parallel_threshold_bytes`` for ``threads`` threads, measured once per machine with
+    ATen's own OpenMP loops (about 0.3 s) and shared by its processes: it decides which
+    graphs compile without parallel regions, so it keys Inductor's disk cache, which every
+    process on the machine should find warm (see ``npcompile.calibrations``)."""
+    return calibrations.shared("parallel_threshold", [threads], lambda: _time_threshold(threads))
+
+
+def _time_threshold(threads):
     for numel in (1 << 14, 1 << 16, 1 << 18, 1 << 20):
         a = torch.ones(numel, dtype=torch.float64)
         out = torch.empty_like(a)

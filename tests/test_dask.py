@@ -4,7 +4,9 @@ worker (edge chunks included), fall back to uncompiled code with one warning whe
 compiler fails, and survive a worker killed mid-computation.
 
 Most functions use the eager backend (the compile counters and pickling do not depend on
-the backend); two use Inductor, which compiles cold here (nothing relies on its disk cache)."""
+the backend); a few use Inductor, whose workers share a fresh on-disk cache made for this
+module (nothing relies on a cache warmed elsewhere), where a second worker finds the graph
+the first one compiled. Calls inside Dask tasks run on the task's thread budget."""
 import os
 import pickle
 import warnings
@@ -13,10 +15,12 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
+import torch
 from distributed import Client, LocalCluster
 
 import npcompile
 import npcompile.dask as nd
+from npcompile import threads
 from tests.oracle import assert_same
 
 SHAPE, CHUNKS = (1000, 700), (300, 300)   # edge chunks of 100 rows / columns
@@ -89,10 +93,32 @@ def _recorded_warnings():
     return list(_WARNINGS)
 
 
+def warm_start(x):
+    """Compiled by the warm-start test only (so its first compile is a cache miss)."""
+    return np.tanh(x) * 0.5 + 2.0
+
+
+def recording_backend(seen):
+    """A backend running the graph op by op that records torch's thread count inside each call."""
+    def backend(gm, example_inputs):
+        def call(*args):
+            seen.append(torch.get_num_threads())
+            return gm(*args)
+        return call
+    return backend
+
+
 @pytest.fixture(scope="module")
-def client():
+def inductor_cache(tmp_path_factory):
+    """A fresh Inductor cache directory for the workers of this module's cluster."""
+    return str(tmp_path_factory.mktemp("inductor-cache"))
+
+
+@pytest.fixture(scope="module")
+def client(inductor_cache):
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                      worker_dashboard_address=None) as cluster, Client(cluster) as client:
+                      worker_dashboard_address=None, env={"TORCHINDUCTOR_CACHE_DIR": inductor_cache}) as cluster, \
+            Client(cluster) as client:
         client.wait_for_workers(2)
         yield client
 
@@ -196,14 +222,78 @@ def test_meta_is_traced_without_compiling_on_the_client():
                 y.compute(scheduler="threads"))
 
 
+def _thread_budget():
+    return threads.task_budget(), threads.thread_limit(), threads.threads_for(1 << 40)
+
+
 def test_each_task_computes_on_one_thread(client):
-    def budget():
-        import torch
+    assert set(client.run(_thread_budget).values()) == {(None, 1, 1)}     # the nanny's OMP_NUM_THREADS=1
+    tasks = [client.submit(_thread_budget, pure=False, workers=[w]) for w in client.scheduler_info()["workers"]]
+    assert {task.result() for task in tasks} == {(1, 1, 1)}                # in a task: its budget too
 
-        from npcompile import threads
-        return torch.get_num_threads(), threads.thread_limit(), threads.threads_for(1 << 30)
 
-    assert set(client.run(budget).values()) == {(1, 1, 1)}
+def test_threaded_scheduler_tasks_compute_on_their_budget(monkeypatch):
+    """Under a fixed count of 4 threads, a call made by a threaded-scheduler task runs on
+    one thread, or on the threads Dask's config gives a task; outside Dask on all 4."""
+    monkeypatch.setattr(npcompile.config, "threads", 4)
+    seen = []
+    jitted = npcompile.jit(shifted, backend=recording_backend(seen))
+    x = da.from_array(np.arange(48.0).reshape(6, 8), chunks=(3, 4))
+    expected = da.map_blocks(shifted, x).compute(scheduler="threads")
+    assert_same(expected, nd.map_blocks(jitted, x).compute(scheduler="threads", num_workers=2))
+    assert len(seen) == x.npartitions and set(seen) == {1}
+    seen.clear()
+    with dask.config.set({"npcompile.threads-per-task": 2}):
+        assert_same(expected, nd.map_blocks(jitted, x).compute(scheduler="threads"))
+    assert len(seen) == x.npartitions and set(seen) == {2}
+    seen.clear()
+    jitted(np.ones(3))
+    assert seen == [4]
+    monkeypatch.setattr(npcompile.config, "threads", "auto")
+    assert dask.delayed(_thread_budget)().compute(scheduler="threads") == (1, 1, 1)
+    assert dask.delayed(_thread_budget)().compute(scheduler="sync")[0] is None   # the caller's thread
+
+
+def test_threads_of_a_distributed_worker_compute_on_their_budget(monkeypatch):
+    """A worker with two threads (in this process, where torch may use every core) runs
+    each task's calls on one thread unless Dask's config says otherwise."""
+    monkeypatch.setattr(npcompile.config, "threads", 4)
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    seen = []
+    jitted = npcompile.jit(shifted, backend=recording_backend(seen))
+    x = da.from_array(np.arange(48.0).reshape(6, 8), chunks=(3, 4))
+    expected = da.map_blocks(shifted, x).compute(scheduler="threads")
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=None) as cluster, \
+            Client(cluster, set_as_default=False) as client:
+        assert_same(expected, client.compute(nd.map_blocks(jitted, x)).result())
+        assert len(seen) == x.npartitions and set(seen) == {1}
+        seen.clear()
+        with dask.config.set({"npcompile.threads-per-task": 3}):
+            assert_same(expected, client.compute(nd.map_blocks(jitted, x)).result())
+        assert len(seen) == x.npartitions and set(seen) == {3}
+
+
+def _inductor_cache_counts():
+    from torch._dynamo.utils import counters
+    from torch._inductor.runtime.cache_dir_utils import cache_dir
+
+    return cache_dir(), counters["inductor"]["fxgraph_cache_hit"], counters["inductor"]["fxgraph_cache_miss"]
+
+
+def test_a_second_worker_starts_warm_from_the_first_workers_disk_cache(client, inductor_cache):
+    """One worker after the other compiles ``warm_start`` with Inductor: the first misses
+    the module's fresh cache and writes the graph, the second (another process) reads it."""
+    first, second = sorted(client.scheduler_info()["workers"])
+    before = client.run(_inductor_cache_counts)
+    call = nd.chunk_function(warm_start)
+    nd.warm_up(client, call, np.linspace(-2.0, 2.0, 12).reshape(3, 4))   # first, then second
+    after = client.run(_inductor_cache_counts)
+    assert after[first] == (inductor_cache, before[first][1], before[first][2] + 1)
+    assert after[second] == (inductor_cache, before[second][1] + 1, before[second][2])
+    x = da.random.default_rng(5).standard_normal(SHAPE, chunks=CHUNKS)
+    assert_same(da.map_blocks(warm_start, x).compute(scheduler="threads"), nd.map_blocks(call, x).compute())
+    for stats in nd.worker_stats(client).values():
+        assert stats["functions"]["warm_start"] == {"compiles": 1, "recompiles": 0, "breaks": 0}
 
 
 def test_compile_failure_runs_uncompiled_with_one_warning_per_worker(client):

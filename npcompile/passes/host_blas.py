@@ -9,7 +9,7 @@ NumPy should not lose to NumPy on its own products, so ``UseHostBlas``, a post-g
 on zero-copy views of the tensors — where a measurement on this machine says NumPy is
 faster for that dtype and kind of product (narrow or square).
 
-``npcompile.config.host_blas`` chooses: ``"auto"`` (measure, once per process, dtype, kind
+``npcompile.config.host_blas`` chooses: ``"auto"`` (measure, once per machine, dtype, kind
 and torch thread count: ``numpy_is_faster``), ``"numpy"`` (rewrite every large product)
 or ``"torch"`` (rewrite none). NumPy's BLAS runs with the threads it has (see
 ``benchmarks.conditions.set_numpy_blas_threads``).
@@ -21,7 +21,7 @@ import numpy as np
 import torch
 from torch._inductor.custom_graph_pass import CustomGraphPass
 
-from .. import config
+from .. import calibrations, config
 
 #: Least work (m*n*k, times the batch) worth rewriting. The op's Python call costs ~5 us
 #: more than torch's; from 2**20 on, products take 25 us (float32, square: the fastest
@@ -94,6 +94,12 @@ def numpy_is_faster(dtype, narrow):
 
 @functools.cache
 def _measure(dtype, kind, threads):
+    """The decision for ``dtype``, ``kind`` and ``threads``, measured once per machine and
+    shared by its processes (it keys Inductor's disk cache: see ``npcompile.calibrations``)."""
+    return calibrations.shared("host_blas", [str(dtype), kind, threads], lambda: _time_both(dtype, kind))
+
+
+def _time_both(dtype, kind):
     """Best single-call times of both ways, interleaved so that a busy moment on a shared
     machine slows both alike; the first round also warms both up."""
     m, k, n = _KINDS[kind]

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 import npcompile
-from npcompile import backends, config, threads
+from npcompile import backends, calibrations, config, threads
 
 
 @pytest.fixture
@@ -306,3 +306,34 @@ def test_measured_threshold_is_a_positive_size_and_unknown_for_one_thread(monkey
     assert threads.parallel_threshold_bytes(1) == threads.UNLIMITED
     monkeypatch.setattr(config, "parallel_threshold_bytes", 123)
     assert threads.parallel_threshold_bytes(2) == 123
+
+
+def test_measurements_are_shared_by_the_processes_of_a_machine(tmp_path, monkeypatch):
+    """The first value published for a key is the one every later caller gets, in this
+    process and in another one (the timed decisions key Inductor's disk cache)."""
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    measured = []
+
+    def measure(value):
+        measured.append(value)
+        return value
+
+    assert calibrations.shared("test", [1], lambda: measure(5)) == 5
+    assert calibrations.shared("test", [1], lambda: measure(6)) == 5
+    assert calibrations.shared("test", [2], lambda: measure(7)) == 7
+    assert measured == [5, 7]
+    assert calibrations.directory() == str(tmp_path / "npcompile-calibrations")
+    other = subprocess.run([sys.executable, "-c", "from npcompile import calibrations; "
+                            "print(calibrations.shared('test', [1], lambda: 8))"],
+                           capture_output=True, text=True, check=True, env=dict(os.environ))
+    assert other.stdout.strip() == "5"
+    assert calibrations.shared("parallel_threshold", [2], lambda: 12345) == 12345
+    assert threads.measured_threshold_bytes.__wrapped__(2) == 12345   # what another process measured
+
+
+def test_an_unreadable_measurement_is_measured_again(tmp_path, monkeypatch):
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    assert calibrations.shared("test", ["x"], lambda: 1) == 1
+    (published,) = (tmp_path / "npcompile-calibrations").glob("test-*.json")
+    published.write_text("{half a fi")
+    assert calibrations.shared("test", ["x"], lambda: 2) == 2   # not replaced: another process may read it
