@@ -20,6 +20,7 @@ from ._coerce import asarray, cast_tensor
 from ._errors import AxisError, UFuncInputCastingError, UFuncOutputCastingError, UnsupportedError
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, DTypeLike, OutArray, _out, finish, normalize_axis, normalizer, write_out
+from ._numpy_version import NUMPY_2_5
 
 # NumPy's own exception classes for gufunc casting errors (UFuncTypeError subclasses)
 
@@ -359,6 +360,9 @@ def cross(a: ArrayLike, b: ArrayLike, axisa=-1, axisb=-1, axisc=-1, axis=None):
     at = a._t.movedim(_cross_axis(axisa, a.ndim, "axisa"), -1)
     bt = b._t.movedim(_cross_axis(axisb, b.ndim, "axisb"), -1)
     na, nb = at.shape[-1], bt.shape[-1]
+    if NUMPY_2_5 and (na != 3 or nb != 3):   # 2-element vectors: deprecated in NumPy 2.0, an error in 2.5
+        raise ValueError(f"Both input arrays must be (arrays of) 3-dimensional vectors, but they are {na} and "
+                         f"{nb} dimensional instead.")
     if na not in (2, 3) or nb not in (2, 3):
         raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
     if na == 2 or nb == 2:

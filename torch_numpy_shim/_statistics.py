@@ -31,6 +31,7 @@ from ._normalize import (
     normalize_axis_tuple,
     normalizer,
 )
+from ._numpy_version import NUMPY_2_5
 from ._sorting import insertion_points
 from ._ufunc_kernels import complex_from_parts
 
@@ -82,8 +83,9 @@ class _Layout:
         self.kept_shape = tuple(t.shape[d] for d in kept)
         self.keepdims_shape = tuple(1 if d in self.axes else s for d, s in enumerate(t.shape))
         self.n = math.prod(t.shape[d] for d in self.axes)
-        if axis is not None and len(self.axes) > 1 and 0 in self.kept_shape:
-            # NumPy merges several axes with reshape(kept + (-1,)), ambiguous when empty
+        if not NUMPY_2_5 and axis is not None and len(self.axes) > 1 and 0 in self.kept_shape:
+            # NumPy 2.4 merges several axes with reshape(kept + (-1,)), ambiguous when empty
+            # (2.5 gives the merged length)
             raise ValueError(f"cannot reshape array of size 0 into shape {self.kept_shape + (-1,)}")
         self.data = t.permute(self.axes + tuple(kept)).reshape((self.n,) + self.kept_shape)
 
@@ -431,9 +433,11 @@ def _nanquantile(layout, q, method, weights, arr_dt, rt, weak_q):
         result = _interpolate(data, q, method, count.clamp(min=1), arr_dt, rt, weak_q)
     result = torch.where(count == 0, torch.full_like(result, math.nan), result)
     scalar = weights is None
-    if (rt is not arr_dt or not scalar) and count.numel() and builtins.bool(count.reshape(-1)[0] == 0):
+    if (rt is not arr_dt or not scalar) and (q.ndim == 0 or not NUMPY_2_5) and count.numel() and \
+            builtins.bool(count.reshape(-1)[0] == 0):
         # NumPy builds the result slice by slice from the first slice's answer, and an
-        # all-NaN slice answers with a NaN scalar of the data's dtype
+        # all-NaN slice answers with a NaN scalar of the data's dtype (NumPy 2.5: with
+        # the quantile of one NaN, which is that scalar only for a scalar q)
         result, scalar = cast_tensor(result, arr_dt), True
     return result, scalar
 

@@ -17,6 +17,7 @@ from ._coerce import cast_tensor
 from ._errors import UFuncOutputCastingError
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, OutArray, normalize_axis, normalizer, write_out
+from ._numpy_version import NUMPY_2_5
 from ._products import broadcast_shapes
 
 # NumPy's transforms are ufuncs; casting errors name them with NumPy's exception class
@@ -118,9 +119,10 @@ def irfft(a: ArrayLike, n=None, axis=-1, norm=None, out: OutArray = None):
 
 @normalizer
 def hfft(a: ArrayLike, n=None, axis=-1, norm=None, out: OutArray = None):
-    """irfft of the conjugate with the opposite normalization (NumPy ignores ``out``)."""
+    """irfft of the conjugate with the opposite normalization (NumPy 2.4 ignores ``out``, 2.5 fills it)."""
     n = _default_n(a, axis, True) if n is None else n
-    return _raw_fft(ndarray._wrap(a._t.conj().resolve_conj()), n, axis, True, False, _swap_direction(norm), None)
+    return _raw_fft(ndarray._wrap(a._t.conj().resolve_conj()), n, axis, True, False, _swap_direction(norm),
+                    _used_out(out))
 
 
 @normalizer
@@ -129,6 +131,11 @@ def ihfft(a: ArrayLike, n=None, axis=-1, norm=None, out: OutArray = None):
     result = _raw_fft(a, n, axis, True, True, _swap_direction(norm), out)
     result._t.copy_(result._t.conj())
     return result
+
+
+def _used_out(out):
+    """``out=`` of hfft, ifft2 and irfft2: NumPy 2.4 dropped it (a new array), 2.5 fills it."""
+    return out if NUMPY_2_5 else None
 
 
 def _cook_nd_args(a, s, axes, invreal=False):
@@ -184,8 +191,8 @@ def fft2(a: ArrayLike, s=None, axes=(-2, -1), norm=None, out: OutArray = None):
 
 @normalizer
 def ifft2(a: ArrayLike, s=None, axes=(-2, -1), norm=None, out: OutArray = None):
-    """NumPy ignores ``out`` here."""
-    return _raw_fftnd(a, s, axes, ifft, norm, None)
+    """NumPy 2.4 ignores ``out`` here, 2.5 fills it."""
+    return _raw_fftnd(a, s, axes, ifft, norm, _used_out(out))
 
 
 @normalizer
@@ -212,8 +219,8 @@ def irfftn(a: ArrayLike, s=None, axes=None, norm=None, out: OutArray = None):
 
 @normalizer
 def irfft2(a: ArrayLike, s=None, axes=(-2, -1), norm=None, out: OutArray = None):
-    """NumPy ignores ``out`` here."""
-    return irfftn(a, s, axes, norm, None)
+    """NumPy 2.4 ignores ``out`` here, 2.5 fills it."""
+    return irfftn(a, s, axes, norm, _used_out(out))
 
 
 # ---- frequencies and shifts ------------------------------------------------------------------

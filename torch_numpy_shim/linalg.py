@@ -21,6 +21,7 @@ from ._coerce import asarray, cast_tensor
 from ._errors import LinAlgError, UnsupportedError
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, normalize_axis, normalize_axis_tuple, normalizer
+from ._numpy_version import NUMPY_2_5
 
 __all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "solve", "inv", "pinv", "det",
            "slogdet", "eig", "eigvals", "eigh", "eigvalsh", "svd", "svdvals", "qr", "cholesky",
@@ -196,9 +197,9 @@ def slogdet(a: ArrayLike):
 
 # ---- eigenvalues -----------------------------------------------------------------------------------
 def _real_if_all_real(a, result, *tensors):
-    """NumPy's rule for real input: real dtypes when every eigenvalue is real (a value check:
-    eager only, see DATA_DEPENDENT), else complex."""
-    if a.dtype.kind != "c" and bool((tensors[0].imag == 0).all()):
+    """NumPy 2.4's rule for real input: real dtypes when every eigenvalue is real (a value
+    check: eager only, see DATA_DEPENDENT), else complex. NumPy 2.5 returns complex always."""
+    if not NUMPY_2_5 and a.dtype.kind != "c" and bool((tensors[0].imag == 0).all()):
         return [_out(torch.real(t), result) for t in tensors]
     complex_result = {"float32": _dtypes.C64, "float64": _dtypes.C128}.get(result.name, result)
     return [_out(t, complex_result) for t in tensors]
@@ -273,11 +274,25 @@ def svd(a: ArrayLike, full_matrices=True, compute_uv=True, hermitian=False):
         return _svd_hermitian(a, compute_uv)
     _assert_stacked_2d(a)
     compute, result = _common_type(a)
+    t = _in(a, compute)
+    if NUMPY_2_5:   # NumPy 2.4 refused NaN only (inf gave NaN values), 2.5 either: torch's SVD refuses NaN
+        t = torch.where(torch.isinf(t), torch.full_like(t, math.nan), t)
     with _lapack_failure("SVD did not converge"):
         if not compute_uv:
-            return _out(torch.linalg.svdvals(_in(a, compute)), _real(result))
-        u, s, vh = torch.linalg.svd(_in(a, compute), full_matrices=bool(full_matrices))
+            return _out(torch.linalg.svdvals(t), _real(result))
+        u, s, vh = torch.linalg.svd(t, full_matrices=bool(full_matrices))
     return SVDResult(_out(u, result), _out(s, _real(result)), _out(vh, result))
+
+
+def _svdvals_or_nan(x):
+    """Singular values with NaN for the matrices that are not finite (NumPy 2.5's ``cond``,
+    which reports a condition number there instead of raising)."""
+    compute, result = _common_type(x)
+    t = _in(x, compute)
+    finite = torch.isfinite(t).all(-1).all(-1)
+    s = torch.linalg.svdvals(torch.where(finite[..., None, None], t, torch.zeros_like(t)))
+    s = torch.where(finite[..., None], s, torch.full_like(s, math.nan))
+    return cast_tensor(s, _real(result))
 
 
 def svdvals(x, /):
@@ -450,14 +465,22 @@ def cond(x: ArrayLike, p=None):
     if x.size == 0 and math.prod(x.shape[-2:]) == 0:
         raise LinAlgError("cond is not defined on empty arrays")
     if p is None or p in {2, -2}:
-        s = svd(x, compute_uv=False)._t
+        if NUMPY_2_5:
+            _assert_stacked_2d(x)
+            s = _svdvals_or_nan(x)
+        else:
+            s = svd(x, compute_uv=False)._t
         r = s[..., -1] / s[..., 0] if p == -2 else s[..., 0] / s[..., -1]
     else:
         _assert_stacked_square(x)
         compute, result = _common_type(x)
         inverse = ndarray._wrap(_inv_or_nan(_in(x, compute)))
-        norms = [norm(y, p, axis=(-2, -1)) for y in (x, inverse)]
-        r = cast_tensor(norms[0]._t, _dtypes.F64) * cast_tensor(norms[1]._t, _dtypes.F64)
+        if NUMPY_2_5 and p == "nuc":   # NumPy 2.5: NaN sums, not norm()'s error, for non-finite input
+            sums = [_svdvals_or_nan(y).to(torch.float64).sum(-1) for y in (x, inverse)]
+            r = sums[0] * sums[1]
+        else:
+            norms = [norm(y, p, axis=(-2, -1)) for y in (x, inverse)]
+            r = cast_tensor(norms[0]._t, _dtypes.F64) * cast_tensor(norms[1]._t, _dtypes.F64)
         r = cast_tensor(r, _real(result))
     # NaN from a failed inversion means an infinite condition number (unless x had NaNs)
     x_has_nan = torch.isnan(x._t).any(-1).any(-1) if x.dtype.kind in "fc" else torch.zeros_like(r, dtype=torch.bool)
