@@ -1,5 +1,10 @@
-"""``npcompile.explain(fn)(...)``: run a function once, freshly compiled, and report its
-graphs, breaks, guards and compile times.
+"""``npcompile.explain(fn)(...)``: run a function once and report its graphs, breaks,
+guards and compile times.
+
+A plain function is compiled afresh (eager backend: tracing, no code generation). A jitted
+function that has been called already is explained through its own cache: the segments it
+compiled are reused and reported with the times their compile took, and only what this
+call needs new is compiled (into that cache), so explaining costs no second compile.
 
 The report is for a person: guards are grouped by the segment that relies on them and,
 within it, by the value they check (type, dtype, shape and strides of one array on one
@@ -115,40 +120,67 @@ def _segment_start(entry, previous, qualname):
     return f"after the break at {record.filename}:{record.lineno}"
 
 
-def _backend_note(jitted, compiled_graphs, cache_hits):
+def _backend_note(jitted, compiled_graphs, cache_hits, reused, native):
+    notes = []
+    if native:
+        notes.append("a native loop kernel (npcompile.native) ran the call: no graphs")
     if getattr(jitted.backend, "__name__", "") == "eager":
-        return "backend eager: the graphs run op by op, nothing was compiled"
+        notes.append("backend eager: the graphs run op by op, nothing was compiled")
     if compiled_graphs and cache_hits:
-        return f"{cache_hits} of {compiled_graphs} graphs came from Inductor's on-disk cache"
-    return ""
+        notes.append(f"{cache_hits} of {compiled_graphs} graphs came from Inductor's on-disk cache")
+    if reused:
+        notes.append(f"{reused} segments were compiled before this call: their times are that compile's")
+    return "; ".join(notes)
+
+
+def _function_to_run(fn):
+    """The jitted function explain runs: ``fn`` itself once it has been called (its cache
+    is reused), else a fresh one (a plain function gets the eager backend)."""
+    if isinstance(fn, JitFunction) and (fn.compile_count or fn.entries or fn.resume_entries):
+        return fn
+    base = fn if isinstance(fn, JitFunction) else None
+    return JitFunction(base.fn if base else fn, backend=base.backend if base else "eager",
+                       fullgraph=base.fullgraph if base else False, device=base._device if base else None)
+
+
+def _all_entries(jitted):
+    return {id(e) for e in jitted.entries} | {id(e) for entries in jitted.resume_entries.values() for e in entries}
+
+
+def _served_natively(jitted, args, kwargs):
+    return any(kernel.guard(args, kwargs) for kernel in getattr(jitted, "_native", None) or ())
 
 
 def explain(fn):
-    """``explain(fn)(*args, **kwargs)``: run ``fn`` once for real, freshly compiled, and
-    report its distinct graphs, breaks (reason, file:line, source line, user stack), ops
-    per graph, guards and compile times. ``fn`` may be a plain or a jitted function."""
+    """``explain(fn)(*args, **kwargs)``: run ``fn`` once for real and report its distinct
+    graphs, breaks (reason, file:line, source line, user stack), ops per graph, guards and
+    compile times. ``fn`` may be a plain or a jitted function; a jitted one that has run
+    before is explained through what it compiled (see the module's docstring)."""
 
     def run(*args, **kwargs):
-        base = fn if isinstance(fn, JitFunction) else None
-        jitted = JitFunction(base.fn if base else fn, backend=base.backend if base else "eager",
-                             fullgraph=base.fullgraph if base else False,
-                             device=base._device if base else None)
+        jitted = _function_to_run(fn)
+        existing, copies_before = _all_entries(jitted), jitted.host_copies
+        native = _served_natively(jitted, args, kwargs)
         jitted.events = []
         hits_before = _inductor_cache_hits()
-        jitted(*args, **kwargs)
+        try:
+            jitted(*args, **kwargs)
+        finally:
+            events, jitted.events = jitted.events, None
         hits = _inductor_cache_hits()
         cache_hits = hits - hits_before if hits is not None and hits_before is not None else 0
         graphs, breaks, segments, transfers = [], [], [], 0
         times = {"trace": 0.0, "guards": 0.0, "backend": 0.0}
         seen, previous = set(), None
-        for entry in jitted.events:   # a loop runs a segment many times: report each once
+        for entry in events:   # a loop runs a segment many times: report each once
             if id(entry) not in seen:
                 seen.add(id(entry))
                 transfers += _add_entry(entry, previous, jitted, graphs, segments, times)
                 _add_break(entry.break_record, breaks)
             previous = entry
-        note = _backend_note(jitted, len(graphs), cache_hits)
-        return ExplainOutput(graphs, breaks, segments, times, transfers + jitted.host_copies, note)
+        reused = sum(1 for k in seen if k in existing)
+        note = _backend_note(jitted, len(graphs), cache_hits, reused, native)
+        return ExplainOutput(graphs, breaks, segments, times, transfers + jitted.host_copies - copies_before, note)
 
     return run
 

@@ -226,3 +226,28 @@ def test_slices_by_values_read_from_arrays():
     jitted = npcompile.jit(csr_rows, backend="eager")
     for _ in range(2):
         compare_call(csr_rows, jitted, (indptr, indices, rng.random(indptr[-1]), rng.random(9)), {})
+
+
+# ---- explain -------------------------------------------------------------------------------
+def test_explain_of_a_called_jitted_loop_reuses_its_compiles():
+    """explain on a jitted function that ran before reports through its cache: the same
+    segments, no graph compiled again, no recompile; a plain function still gets a fresh
+    compile of its own (eager) that leaves the jitted one alone."""
+    L = np.tril(np.random.default_rng(11).random((150, 150))) + 150 * np.eye(150)
+    b = np.random.default_rng(12).random(150)   # too long to unroll: a body segment
+    counting = CountingBackend()
+    jitted = npcompile.jit(forward_substitution, backend=counting)
+    compare_call(forward_substitution, jitted, (L, b), {}, 1e-12, 0.0, "first call")
+    graphs, compiled, reasons = len(counting.graphs), jitted.compile_count, list(jitted.recompile_reasons)
+    report = npcompile.explain(jitted)(L, b)
+    assert len(counting.graphs) == graphs and jitted.compile_count == compiled
+    assert jitted.recompile_reasons == reasons
+    assert report.graph_count >= 2 and report.graph_break_count >= 1
+    assert any("loop" in record.reason for record in report.break_reasons)
+    assert "compiled before this call" in str(report)
+    assert jitted.events is None
+    fresh = npcompile.explain(forward_substitution)(L, b)
+    assert fresh.graph_count == report.graph_count and "nothing was compiled" in str(fresh)
+    assert len(counting.graphs) == graphs
+    compare_call(forward_substitution, jitted, (L, b), {}, 1e-12, 0.0, "a call after explain")
+    assert len(counting.graphs) == graphs
