@@ -8,11 +8,13 @@
 For each workload, in one process, every call on fresh copies of the same inputs:
 
 1. NumPy once: the expected result and the state it leaves the inputs in.
-2. ``npcompile.explain(fn)`` (one run, eager backend): graphs and graph breaks.
-3. ``npcompile.jit(fn, backend=...)``: the first call (trace + compile + run) is timed and
+2. ``npcompile.jit(fn, backend=...)``: the first call (trace + compile + run) is timed and
    checked against NumPy (type, dtype, shape, values within a dtype tolerance, the final
    state of every input); five more calls are checked too and count the recompiles
    (the jitted function's ``recompile_reasons``).
+3. ``npcompile.explain`` of that jitted function (one more run through its own cache, so
+   no second compile): graphs and graph breaks of what ran. A function whose calls
+   failed is explained afresh (eager backend).
 4. ``numba.njit(fn)`` (optional, imported only here): the module-level helpers the
    workload calls are njit-ed as well, as a numba user decorates them. A workload numba
    refuses is reported as ``rejected (<numba's exception class>)``.
@@ -158,13 +160,14 @@ def _failure(exc):
 
 
 # ---- the systems ---------------------------------------------------------------------------
-def graph_structure(workload, args, limit):
-    """Graphs and breaks of one eager-backend run (``npcompile.explain``)."""
+def graph_structure(fn, args, limit):
+    """Graphs and breaks of one run of ``fn`` (``npcompile.explain``): a jitted function
+    that ran is explained through what it compiled, a plain one with the eager backend."""
     import npcompile
     try:
         with warnings.catch_warnings(), hard_limit(limit):
             warnings.simplefilter("ignore")
-            explained = npcompile.explain(workload.fn)(*fresh(args))
+            explained = npcompile.explain(fn)(*fresh(args))
     except (Exception, OverBudget) as exc:  # noqa: BLE001 - reported, the run goes on
         return {"explain": f"failed: {_failure(exc)}"}
     reasons = list(dict.fromkeys(record.reason for record in explained.break_reasons))
@@ -364,7 +367,7 @@ def run_workload(workload, size, options, log=print):
         if compiled is not None:
             functions[system] = compiled
         if system == "npcompile":
-            record[system].update(graph_structure(workload, args, options.hard_limit))
+            record[system].update(graph_structure(compiled or workload.fn, args, options.hard_limit))
     medians, counts, stopped = alternating_rounds(functions, args, options.repeat, options.budget,
                                                   options.hard_limit)
     record["numpy_ms"] = medians["numpy"] * 1e3
@@ -458,7 +461,7 @@ def summary_lines(records):
     broken = [f"  {r['name']}: {'; '.join(r['npcompile']['break_reasons'])}"
               for r in records if r.get("npcompile", {}).get("break_reasons")]
     if broken:
-        lines.append("npcompile graph-break reasons (eager explain run, first five distinct per workload):")
+        lines.append("npcompile graph-break reasons (explain of the jitted function, first five per workload):")
         lines.extend(broken)
     return lines
 
