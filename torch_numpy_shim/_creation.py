@@ -13,6 +13,7 @@ from ._detours import movable, restored
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, normalize_axis, normalizer, where_mask
+from ._numpy_version import NUMPY_2_5
 
 __all__ = [
     "array", "asarray", "asanyarray", "ascontiguousarray", "copy", "copyto",
@@ -500,7 +501,7 @@ def meshgrid(*xi, copy=True, sparse=False, indexing="xy"):
         outputs = [o if o.shape == full_shape else o._view(o._t.expand(full_shape)) for o in outputs]
     if copy:
         return tuple(o.copy() for o in outputs)
-    return outputs if sparse else tuple(outputs)  # NumPy's own inconsistency
+    return outputs if sparse and not NUMPY_2_5 else tuple(outputs)  # NumPy 2.4's inconsistency (2.5: a tuple)
 
 
 def indices(dimensions, dtype=int, sparse=False):

@@ -22,6 +22,7 @@ from ._detours import movable
 from ._errors import ComplexWarning, raise_if
 from ._ndarray import ndarray
 from ._normalize import NO_VALUE, ArrayLike, OutArray, normalize_axis, normalizer, write_out
+from ._numpy_version import NUMPY_2_5
 
 __all__ = [
     "take", "put", "nonzero", "where", "argwhere", "flatnonzero", "extract", "place",
@@ -588,10 +589,15 @@ def _along_axis(t, idx, axis, mode="raise"):
 
 
 def _take_out(result, out, a):
-    """``out=`` of take/compress: exact shape, and ``out`` must cast safely to ``a``."""
+    """``out=`` of take/compress: exact shape; NumPy 2.4 asks that ``out`` cast safely to
+    ``a``, 2.5 casts ``a`` into ``out`` and warns where the kind changes."""
     if out.shape != tuple(result.shape):
         raise ValueError("output array does not match result of ndarray.take")
-    if not _promotion.can_cast(out.dtype, a.dtype, "safe"):
+    if NUMPY_2_5:
+        if not _promotion.can_cast(a.dtype, out.dtype, "same_kind"):
+            warnings.warn("Implicit casting of output to a different kind is deprecated. In a future version, "
+                          "this will result in an error. (Deprecated NumPy 2.5)", DeprecationWarning, stacklevel=3)
+    elif not _promotion.can_cast(out.dtype, a.dtype, "safe"):
         raise TypeError(f"Cannot cast array data from {out.dtype!r} to {a.dtype!r} according to "
                         f"the rule 'safe'")
     out._t.copy_(_coerce.cast_tensor(result, out.dtype))
@@ -643,6 +649,9 @@ def where(condition, x=NO_VALUE, y=NO_VALUE, /):
     if x is NO_VALUE or y is NO_VALUE:
         raise ValueError("either both or neither of x and y should be given")
     dt = _promotion.result_type(x, y)
+    if NUMPY_2_5:   # NumPy 2.4 wrapped an out-of-range Python int into dt
+        for value in (x, y):
+            _coerce.check_python_int_fits(value, dt)
     cond, xa, ya = (_coerce.asarray(o) for o in (condition, x, y))
     try:
         torch.broadcast_shapes(cond._t.shape, xa._t.shape, ya._t.shape)

@@ -17,16 +17,19 @@ from ._detours import movable, orderable, restored
 from ._errors import AxisError, UnsupportedError
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, AxisLike, OutArray, normalize_axis, normalize_axis_tuple, normalizer, write_out
+from ._numpy_version import NUMPY_2_5
 
 __all__ = [
     "reshape", "ravel", "transpose", "permute_dims", "matrix_transpose", "moveaxis",
     "swapaxes", "rollaxis", "squeeze", "expand_dims", "broadcast_to", "broadcast_arrays",
     "broadcast_shapes", "atleast_1d", "atleast_2d", "atleast_3d",
     "concatenate", "concat", "stack", "hstack", "vstack", "dstack", "column_stack",
-    "row_stack", "block", "split", "array_split", "hsplit", "vsplit", "dsplit", "unstack",
+    "block", "split", "array_split", "hsplit", "vsplit", "dsplit", "unstack",
     "tile", "repeat", "flip", "fliplr", "flipud", "roll", "rot90", "pad", "resize",
     "append", "insert", "delete", "trim_zeros", "diagonal", "shape", "ndim", "size",
 ]
+if not NUMPY_2_5:   # removed in NumPy 2.5
+    __all__.append("row_stack")
 
 
 # ---- reshaping -------------------------------------------------------------------------

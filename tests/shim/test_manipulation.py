@@ -233,9 +233,10 @@ def test_stack_errors_and_row_stack():
     check(lambda xp: xp.dstack([1, 2]))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)
-        check(lambda xp: xp.row_stack([[1, 2], [3, 4.5]]))
-    with pytest.warns(DeprecationWarning):
-        shim.row_stack([[1]])
+        check(lambda xp: xp.row_stack([[1, 2], [3, 4.5]]))   # AttributeError from NumPy 2.5
+    if hasattr(numpy, "row_stack"):
+        with pytest.warns(DeprecationWarning):
+            shim.row_stack([[1]])
 
 
 @pytest.mark.parametrize("blocks", [
