@@ -12,6 +12,8 @@ line), with repeats dropped; compile times say when nothing was compiled (the ea
 backend) or when Inductor served a graph from its on-disk cache."""
 import re
 
+from .runtime.devices import stand_in_device
+from .runtime.entries import transfers as _transfers
 from .runtime.jit_function import JitFunction
 
 #: "X is a T", "X.dtype == D", "X.shape == S", "X strides == S", "X == V": facts about a value X.
@@ -195,7 +197,8 @@ def _add_entry(entry, previous, jitted, graphs, segments, times):
     segments.append(SegmentGuards(_segment_start(entry, previous, jitted.fn.__qualname__), descriptions))
     for phase, seconds in entry.times.items():
         times[phase] += seconds
-    return entry.transfers
+    stand_in = stand_in_device(jitted.backend)   # CPU tensors standing in for a device's
+    return entry.transfers if stand_in is None else _transfers(entry.capture, stand_in)
 
 
 def _add_break(record, breaks):

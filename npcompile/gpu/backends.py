@@ -26,4 +26,9 @@ def triton_cuda(gm, example_inputs):
     return run
 
 
+#: The device ``triton_cuda``'s runs stand in for: ``explain`` counts a CUDA run's
+#: host<->device copies for them (npcompile.runtime.devices.stand_in_device).
+triton_cuda.stands_in_for = "cuda"
+
+
 BACKENDS = {"triton_cpu": triton_cpu, "triton_cuda": triton_cuda}

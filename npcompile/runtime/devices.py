@@ -49,6 +49,15 @@ def ensure_available(device):
                            "CUDA device(s) exist; nothing was run")
 
 
+def stand_in_device(backend):
+    """The device a backend's CPU runs stand in for, or None: npcompile.gpu's
+    ``triton_cuda`` compiles each graph as a CUDA graph and runs its kernels on CPU tensors
+    in Triton's interpreter, so ``explain`` counts the host<->device copies the same program
+    would make on that device (the backend's ``stands_in_for``)."""
+    stand_in = getattr(backend, "stands_in_for", None)
+    return None if stand_in is None else torch.device(stand_in)
+
+
 def host_to_device(array, device):
     """A NumPy input as a tensor on ``device`` (zero-copy when that is the CPU)."""
     tensor = torch.from_numpy(array)

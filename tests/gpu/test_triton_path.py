@@ -175,8 +175,41 @@ def test_arrays_stay_resident_across_a_break(monkeypatch, capsys):
     cuda = torch.device("cuda")
     assert _transfers(first, cuda) == 1                          # only `a` went to the device
     assert _transfers(resumed.capture, cuda) == 1                # only the result comes back
-    assert npcompile.explain(jitted)(a).transfers == 0           # these tensors are the CPU's
+    assert npcompile.explain(jitted)(a).transfers == 2           # what a CUDA run copies: a in, result out
     assert capsys.readouterr().out.count("between") == 3
+
+
+# ---- explain's host<->device transfer counts through the interpreter path ---------------------
+def add_in_place(a, b):
+    a += b
+    return a * 2.0
+
+
+def needs_a_value_at_the_break(a):
+    b = np.exp(a) * 2.0
+    c = b + 1.0
+    log_only(float(b[0]))        # real code reads b: it comes to the host
+    return c * b
+
+
+def test_explain_counts_the_copies_a_cuda_run_makes(monkeypatch, capsys):
+    """triton_cuda's kernels run on CPU tensors, yet explain counts what the same program
+    copies between host and a CUDA device: NumPy inputs in, results out, inputs the graph
+    wrote back; across a break, only the arrays real code reads (residency switched on,
+    as off the CPU). triton_cpu's graphs are CPU graphs: nothing to copy."""
+    a, b = np.linspace(-1.0, 1.0, 6), np.arange(6.0)
+    before = triton_interpret.launch_count()
+    report = npcompile.explain(npcompile.jit(add_in_place, backend=triton_cuda))(a.copy(), b)
+    assert triton_interpret.launch_count() > before
+    assert report.transfers == 4                                  # a and b in, the result out, a written back
+    assert "Host<->device transfers: 4" in str(report)
+    assert npcompile.explain(npcompile.jit(add_in_place, backend=triton_cpu))(a.copy(), b).transfers == 0
+    monkeypatch.setattr(residency, "keeps_resident", lambda device: True)
+    jitted = npcompile.jit(needs_a_value_at_the_break, backend=triton_cuda)
+    result = jitted(a)
+    assert verdict(needs_a_value_at_the_break(a), result, 1e-12, 1e-12) == "ok"
+    assert npcompile.explain(jitted)(a).transfers == 3            # a in, b to the host at the break, result out
+    capsys.readouterr()
 
 
 # ---- the benchmark check ------------------------------------------------------------------------
