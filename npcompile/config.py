@@ -16,6 +16,11 @@ trace_numpy = True
 #: "background": it runs as written (NumPy's speed) while one worker thread compiles;
 #: later calls use the compiled entry once it is ready (runtime/background.py).
 compile = "blocking"
+#: Background compiles run Inductor's code generation (its lowering, scheduling and C++
+#: or Triton generation: most of a compile's Python) in one child process at a lower
+#: CPU priority, so the user's calls do not wait for the GIL meanwhile
+#: (runtime/compile_process.py). Blocking compiles stay in the process.
+compile_out_of_process = True
 #: Loops that index elements (factorizations, dynamic programming, Gauss-Seidel) run as
 #: native kernels numba compiles from typed code keeping NumPy's dtype rules
 #: (npcompile/native): True, False, or "auto" (when numba is installed). Inductor

@@ -14,34 +14,79 @@ blocking mode.
 The worker traces a snapshot of the state: containers (lists, dicts, sets, tuples) are
 copied so the caller may change them meanwhile; arrays are shared, which is safe because
 tracing reads only their type, dtype, shape, strides and flags. Segments that resume
-after a graph break carry live interpreter frames, so they compile as in blocking mode.
-``fullgraph=True`` always compiles in the caller (it must raise there).
+after a graph break compile in the background too: the worker traces a copy of the
+frame stack (``snapshot_frames``) while the caller runs the real frames to their end.
+``fullgraph=True`` and ``explain`` always compile in the caller (they must raise or
+report there).
+
+Inductor's code generation, the bulk of a compile's Python, runs in a child process
+(runtime/compile_process.py): the worker thread holds the GIL only to trace and
+decompose the graph, so the user's NumPy calls are slowed as little as they can be.
 """
 import queue
 import threading
 
+from . import compile_process
+
 _CONTAINERS = (list, dict, set, tuple)
 
 
-def snapshot(value, depth=0):
-    """``value`` with the containers in it copied (arrays and other objects shared)."""
+def snapshot(value, memo=None, depth=0):
+    """``value`` with the containers in it copied (arrays and other objects shared). A
+    container reached twice is copied once (``memo``: id -> copy), so the copy aliases
+    as the original does: the trace may depend on two names holding one list."""
     if depth > 20 or type(value) not in _CONTAINERS:
         return value
+    memo = {} if memo is None else memo
+    copied = memo.get(id(value))
+    if copied is not None:
+        return copied[1]
     if type(value) is dict:
-        return {k: snapshot(v, depth + 1) for k, v in value.items()}
-    return type(value)(snapshot(v, depth + 1) for v in value)
+        copied = {}
+        memo[id(value)] = (value, copied)   # the original is kept alive so its id stays its own
+        copied.update((k, snapshot(v, memo, depth + 1)) for k, v in value.items())
+    elif type(value) is list:
+        copied = []
+        memo[id(value)] = (value, copied)
+        copied.extend(snapshot(v, memo, depth + 1) for v in value)
+    else:   # tuples and sets hold no reference back to themselves
+        copied = type(value)(snapshot(v, memo, depth + 1) for v in value)
+        memo[id(value)] = (value, copied)
+    return copied
 
 
-def snapshot_state(L):
+def snapshot_state(L, memo=None):
     """A copy of a segment's state ``L`` (a tuple or list of argument values) for the
     worker: the same type, since some states carry attributes, as staged arguments do."""
-    values = [snapshot(v) for v in L]
+    memo = {} if memo is None else memo
+    values = [snapshot(v, memo) for v in L]
     if type(L) is tuple:
         return tuple(values)
     copied = L.__class__(values)
     if hasattr(L, "__dict__"):
         copied.__dict__.update(L.__dict__)
     return copied
+
+
+def snapshot_frames(frames):
+    """A copy of a resumed segment's frame stack for the worker: the caller goes on to
+    run the real frames to their end (moving their instruction pointers, popping their
+    stacks, rebinding their locals) while the worker traces from where they stood.
+    Locals and stack slots are snapshots sharing one memo; cells are shared, as the
+    frames' code shares them with closures."""
+    memo = {}
+    copies = []
+    for frame in frames:
+        copy = type(frame).__new__(type(frame))
+        for name in type(frame).__slots__:
+            setattr(copy, name, getattr(frame, name))
+        copy.locals = {name: snapshot(value, memo) for name, value in frame.locals.items()}
+        copy.stack = [snapshot(value, memo) for value in frame.stack]
+        copy.cells = dict(frame.cells)
+        if frame.yielded is not None:
+            copy.yielded = list(frame.yielded)
+        copies.append(copy)
+    return copies
 
 
 class Worker:
@@ -54,6 +99,11 @@ class Worker:
         self._thread = None
         self.pending = set()
         self.done = 0
+
+    def is_pending(self, key):
+        """Whether a job of ``key`` is queued or running (a caller may then skip the
+        snapshot a new job would need)."""
+        return key in self.pending
 
     def submit(self, key, job):
         """Queue ``job()`` under ``key`` unless a job of that key is pending; True if queued."""
@@ -72,7 +122,8 @@ class Worker:
         while True:
             key, job = self._jobs.get()
             try:
-                job()
+                with compile_process.out_of_process():
+                    job()
             except BaseException as exc:   # noqa: BLE001 - a job's failure must not stop the worker
                 from .failures import warn
                 warn(f"a background compile failed unexpectedly ({type(exc).__name__}: {exc}); "

@@ -208,10 +208,12 @@ class JitFunction(Jitted):
         else:
             # only a call no entry serves tries for a native kernel: a function refused for
             # calls like this one pays nothing once its traced entries are compiled
-            kernel = self._native_kernel(args, kwargs) if native_path else None
+            background_native = native_path and self.compile == "background"   # tried by the worker
+            kernel = self._native_kernel(args, kwargs) if native_path and not background_native else None
             if kernel is not None:
                 return kernel(*args, **kwargs)
-            result = self._segment(entries, L, None, lambda: self.fn(*args, **kwargs), device)
+            result = self._segment(entries, L, None, lambda: self.fn(*args, **kwargs), device,
+                                   native_call=(args, kwargs) if background_native else None)
         while type(result) is Resume:
             result = self._resume(result.frames, device, result.computed)
         return result
@@ -252,19 +254,20 @@ class JitFunction(Jitted):
                             return entry.rerun(rerun, runner.finish_frames)
                         if result is not MISS:
                             return result
-            self._computed = computed
-            return self._segment(entries, frames, frames, runner.finish_frames, device)
+            return self._segment(entries, frames, frames, runner.finish_frames, device, computed=computed)
         finally:
             self.host_copies += runner.host_copies
 
-    def _segment(self, entries, L, resume_frames, fallback, device, staged=()):
+    def _segment(self, entries, L, resume_frames, fallback, device, staged=(), computed=frozenset(),
+                 native_call=None):
         entry = _first_fitting(entries, L)
         if entry is None:
-            if self.compile == "background" and resume_frames is None and not self.fullgraph \
-                    and not self.run_only:
-                self._compile_in_background(entries, L, device, staged)
+            if self.compile == "background" and not self.fullgraph and not self.run_only \
+                    and self.events is None:
+                self._compile_in_background(entries, L, resume_frames, device, staged, computed, native_call)
                 return fallback()
             with _COMPILE_LOCK:   # another thread may have compiled it while we waited
+                self._computed = computed
                 entry = _first_fitting(entries, L) or self._new_entry(entries, L, resume_frames, device, staged)
             if entry is None or entry is _TRANSIENT:
                 return fallback()
@@ -272,17 +275,27 @@ class JitFunction(Jitted):
             self.events.append(entry)
         return entry.run(L, fallback)
 
-    def _compile_in_background(self, entries, L, device, staged):
-        """Queue a compile of state ``L`` (a snapshot) on the background worker, unless
-        one for these entries is pending; the caller runs the segment as written."""
-        state = background.snapshot_state(L)
+    def _compile_in_background(self, entries, L, resume_frames, device, staged, computed, native_call=None):
+        """Queue a compile of state ``L`` (a snapshot; for a resumed segment, of its
+        frames) on the background worker, unless one for these entries is pending; the
+        caller runs the segment as written. ``native_call``: the call's (args, kwargs),
+        when the worker first tries a native loop kernel for it."""
+        key = (id(self), id(entries))
+        if background.WORKER.is_pending(key):
+            return
+        state = background.snapshot_state(L) if resume_frames is None else background.snapshot_frames(L)
+        frames = None if resume_frames is None else state
+        native_call = None if native_call is None else background.snapshot_state(native_call)
 
         def job():
+            if native_call is not None and self._native_kernel(*native_call) is not None:
+                return
             with _COMPILE_LOCK:
                 if _first_fitting(entries, state) is None:
-                    self._new_entry(entries, state, None, device, staged)
+                    self._computed = computed
+                    self._new_entry(entries, state, frames, device, staged)
 
-        background.WORKER.submit((id(self), id(entries)), job)
+        background.WORKER.submit(key, job)
 
     def _new_entry(self, entries, L, resume_frames, device, staged):
         """Compile an entry for ``L`` and add it to ``entries`` (None: run uncompiled,

@@ -1,15 +1,20 @@
 """jit(compile="background"): a miss runs as written (NumPy's answer, at NumPy's speed)
-while one worker thread compiles; the switch happens between calls; queued compiles
-coalesce; failures leave the function running uncompiled with one warning."""
+while one worker thread compiles (Inductor's code generation in a child process); the
+switch happens between calls; queued compiles coalesce; resumed segments compile in the
+background too; failures, the child's included, leave the function running uncompiled
+with one warning."""
+import os
 import threading
 import warnings
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import npcompile
-from npcompile.runtime import background
-from tests.jit.harness import CountingBackend
+from npcompile.runtime import background, compile_process
+from tests.jit.harness import CountingBackend, compare_call
 
 
 def affine(a):
@@ -129,3 +134,177 @@ def test_blocking_is_the_default_and_modes_are_checked():
     assert jitted.compile_count == 1
     with pytest.raises(ValueError, match="blocking"):
         npcompile.jit(affine, compile="lazy")
+
+
+# ---- the switch, property-tested: every call is NumPy's, before and after it -----------------
+def scaled_sum(a, b):
+    c = a * 3 + b
+    return c, c.sum(axis=-1), a
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.lists(st.tuples(st.integers(1, 4), st.sampled_from(["float64", "int64", "float32"])),
+                min_size=1, max_size=6),
+       st.integers(0, 6))
+def test_every_call_is_numpys_across_the_switch(states, wait_after):
+    jitted = npcompile.jit(scaled_sum, backend="eager", compile="background")
+    for k, (n, dtype) in enumerate(states):
+        a = np.arange(n * 2, dtype=dtype).reshape(2, n)
+        compare_call(scaled_sum, jitted, (a, np.ones(n, dtype)), {}, context=f"call {k}")
+        if k == wait_after:
+            assert npcompile.wait_for_compiles(120)
+    assert npcompile.wait_for_compiles(120)
+
+
+# ---- resumed segments ----------------------------------------------------------------------
+def note(message):
+    print(message)
+
+
+def break_in_the_middle(a):
+    b = a * 2.0
+    note("between")               # a graph break: the rest is a resumed segment
+    return b + a
+
+
+def break_in_a_loop(a, n):
+    total = a.copy()
+    for i in range(n):
+        total = total + i
+        note(i)                    # the loop body resumes after a break each iteration
+    return total
+
+
+class ThreadRecordingBackend(CountingBackend):
+    """Counts graphs and the threads that compiled them."""
+
+    def __init__(self):
+        super().__init__("eager")
+        self.threads = []
+
+    def __call__(self, gm, example_inputs):
+        self.threads.append(threading.current_thread().name)
+        return super().__call__(gm, example_inputs)
+
+
+def test_a_resumed_segment_compiles_on_the_worker(capsys):
+    backend = ThreadRecordingBackend()
+    jitted = npcompile.jit(break_in_the_middle, backend=backend, compile="background")
+    a = np.arange(4.0)
+    for _ in range(4):
+        np.testing.assert_array_equal(jitted(a), break_in_the_middle(a))
+        assert npcompile.wait_for_compiles(120)
+    resumed = [e for entries in jitted.resume_entries.values() for e in entries]
+    assert len(resumed) == 1 and resumed[0].compiled is not None
+    assert len(backend.graphs) == 2
+    assert set(backend.threads) == {"npcompile-background-compile"}
+    assert capsys.readouterr().out == "between\n" * 8     # each call printed once, either way
+
+
+def test_a_loop_that_breaks_each_iteration_queues_one_compile_per_resume_point(capsys):
+    backend = ThreadRecordingBackend()
+    jitted = npcompile.jit(break_in_a_loop, backend=backend, compile="background")
+    a = np.arange(3.0)
+    np.testing.assert_array_equal(jitted(a, 5), break_in_a_loop(a, 5))
+    assert npcompile.wait_for_compiles(120)      # the entry segment; the loop's resume point next
+    release = threading.Event()
+    background.WORKER.submit(("held", id(release)), release.wait)
+    try:
+        np.testing.assert_array_equal(jitted(a, 5), break_in_a_loop(a, 5))
+        assert sum(1 for key in background.WORKER.pending if key[0] == id(jitted)) == 1
+    finally:
+        release.set()
+    assert npcompile.wait_for_compiles(120)
+    for n in (5, 6, 7, 8):
+        np.testing.assert_array_equal(jitted(a, n), break_in_a_loop(a, n))
+        assert npcompile.wait_for_compiles(120)
+    assert set(backend.threads) == {"npcompile-background-compile"} and len(backend.graphs) >= 2
+    resumed = [e for entries in jitted.resume_entries.values() for e in entries]
+    assert resumed and all(e.compiled is not None for e in resumed)
+
+
+def test_the_frames_the_worker_traces_are_a_copy():
+    frame_type = type("F", (), {"__slots__": ("code", "locals", "stack", "cells", "yielded", "ip")})
+    frame = frame_type()
+    shared = [1, 2]
+    frame.code, frame.ip, frame.cells, frame.yielded = None, 3, {}, None
+    frame.locals, frame.stack = {"x": shared, "y": (shared, 4)}, [shared]
+    (copy,) = background.snapshot_frames([frame])
+    shared.append(3)
+    frame.ip, frame.locals["x"] = 9, None
+    assert copy.ip == 3 and copy.locals["x"] == [1, 2]
+    assert copy.locals["x"] is copy.locals["y"][0] is copy.stack[0]   # aliasing kept
+
+
+# ---- Inductor's code generation in a child process -------------------------------------------
+def exact(a):
+    return a * 2.0 + 1.0          # exact in float64 however it is computed
+
+
+def inductor_compiled(entry):
+    """Compiled by Inductor, not left as the captured graph run op by op."""
+    import torch
+    return entry.compiled is not None and not isinstance(entry.compiled, torch.fx.GraphModule)
+
+
+def counting_in_process_codegen(monkeypatch):
+    """Counts Inductor's code generation runs in this process."""
+    from torch._inductor.compile_fx import _InProcessFxCompile
+    runs = []
+    original = _InProcessFxCompile.codegen_and_compile
+
+    def counted(self, *args, **kwargs):
+        runs.append(threading.current_thread().name)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(_InProcessFxCompile, "codegen_and_compile", counted)
+    return runs
+
+
+@pytest.mark.inductor
+def test_background_code_generation_runs_in_a_child_and_blocking_stays_here(monkeypatch, tmp_path):
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))   # nothing served from the cache
+    runs = counting_in_process_codegen(monkeypatch)
+    jitted = npcompile.jit(exact, compile="background")
+    a = np.arange(6.0)
+    for k in range(3):
+        np.testing.assert_array_equal(jitted(a), exact(a))
+        if k == 0:
+            assert npcompile.wait_for_compiles(600)
+    assert jitted.compile_count == 1 and inductor_compiled(jitted.entries[0])
+    assert runs == [] and compile_process._pool is not None
+    blocking = npcompile.jit(lambda a: a * 4.0 - 1.0)
+    np.testing.assert_array_equal(blocking(a), a * 4.0 - 1.0)
+    assert runs == ["MainThread"]
+
+
+def exploding_child(pickled_input, env, settings):
+    raise RuntimeError("the compile child exploded")
+
+
+def dying_child(pickled_input, env, settings):
+    os._exit(3)
+
+
+@pytest.mark.inductor
+@pytest.mark.parametrize("child", [exploding_child, dying_child])
+def test_a_child_that_fails_or_dies_leaves_calls_uncompiled_with_one_warning(monkeypatch, tmp_path, child):
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(compile_process, "compile_in_child", child)   # the child imports it by name
+    jitted = npcompile.jit(exact, compile="background")
+    a = np.arange(5.0)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for k in range(4):
+            np.testing.assert_array_equal(jitted(a), exact(a))
+            if k == 0:
+                assert npcompile.wait_for_compiles(600)
+    messages = [str(w.message) for w in caught if str(w.message).startswith("npcompile")]
+    assert len(messages) == 1 and "inductor" in messages[0], messages
+    monkeypatch.undo()   # a later compile gets a working child again
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    again = npcompile.jit(lambda a: a - 3.0, compile="background")
+    again(a)
+    assert npcompile.wait_for_compiles(600)
+    np.testing.assert_array_equal(again(a), a - 3.0)
+    assert inductor_compiled(again.entries[0])

@@ -1,0 +1,194 @@
+"""Inductor's code generation for background compiles, in a separate process.
+
+A background compile shares the GIL with the user's calls: every NumPy operation that
+releases it has to win it back from the worker, and Inductor's lowering, scheduling and
+code generation are seconds of Python (gcc alone runs outside the GIL). So while the
+worker thread compiles, Inductor's ``fx_codegen_and_compile`` step (everything after the
+decomposed graph and its FX-cache key are known) is sent to one child process through
+Inductor's own out-of-process protocol (``torch._inductor.compile_fx_ext``: the graph,
+its fake inputs, Inductor's config and lowering state pickled, the compiled graph sent
+back); the worker thread only traces, decomposes and waits. The child runs at a lower
+CPU priority, so on a small machine the user's calls keep their core.
+
+Inductor's config does not carry custom passes across (they are not picklable), so the
+child installs npcompile's post-grad passes itself, with the parent's pass decisions
+(which BLAS computes large products) and npcompile's settings.
+
+Only the compile worker thread sends work out (a thread-local switch), and only CPU
+graphs: blocking compiles, GPU graphs, and anyone else's ``torch.compile`` in the
+process stay as they are. A graph
+the protocol cannot pickle is compiled in-process, as Inductor itself falls back. A
+child that fails or dies fails that compile (one warning, that graph runs uncompiled);
+the next compile starts a new child.
+"""
+import atexit
+import contextlib
+import os
+import threading
+
+from .. import config
+
+_STATE = threading.local()
+_POOL_LOCK = threading.Lock()
+_pool = None
+_installed = False
+_EXIT_HOOK = []
+#: The child's niceness increment: compiles yield the CPU to the user's calls.
+CHILD_NICENESS = 10
+
+
+@contextlib.contextmanager
+def out_of_process():
+    """Inductor code generation on this thread goes to the compile process (while
+    ``config.compile_out_of_process``)."""
+    if not config.compile_out_of_process:
+        yield
+        return
+    _install()
+    previous = getattr(_STATE, "active", False)
+    _STATE.active = True
+    try:
+        yield
+    finally:
+        _STATE.active = previous
+
+
+def _install():
+    """Wrap Inductor's ``fx_codegen_and_compile`` once per process; the wrapper defers to
+    the original on any thread that is not inside ``out_of_process``."""
+    global _installed
+    if _installed:
+        return
+    _installed = True
+    import torch._inductor.compile_fx as compile_fx
+    try:   # private to Inductor: without it (another torch), compiles stay in the process
+        import torch._inductor.compile_fx_ext  # noqa: F401
+        import torch._inductor.compile_worker.subproc_pool  # noqa: F401
+        original = compile_fx.fx_codegen_and_compile
+    except (ImportError, AttributeError):
+        return
+
+    def fx_codegen_and_compile(gm, example_inputs, inputs_to_check, compile_region_name=None,
+                               **graph_kwargs):
+        if not getattr(_STATE, "active", False) or not _on_cpu(example_inputs):
+            return original(gm, example_inputs, inputs_to_check, compile_region_name, **graph_kwargs)
+        scheme = _scheme()()
+        scheme.compile_region_name = compile_region_name
+        return scheme.codegen_and_compile(gm, example_inputs, inputs_to_check, graph_kwargs)
+
+    compile_fx.fx_codegen_and_compile = fx_codegen_and_compile
+
+
+def _on_cpu(example_inputs):
+    """CPU graphs only: a GPU graph's child would have to start its own CUDA context and
+    Triton, which no test here covers; those compile in the process."""
+    return all(getattr(value, "device", None) is None or value.device.type == "cpu" for value in example_inputs)
+
+
+_SCHEME = []
+
+
+def _scheme():
+    """Inductor's out-of-process compile, sending its pickled input to our child (a class
+    made on first use: importing Inductor's protocol at npcompile's import would cost
+    every user the import)."""
+    if not _SCHEME:
+        from torch._inductor.compile_fx_ext import _OutOfProcessFxCompile
+
+        class ChildProcessCompile(_OutOfProcessFxCompile):
+            def _send_to_child_async(self, pickled_input):
+                return submit(pickled_input)
+
+        _SCHEME.append(ChildProcessCompile)
+    return _SCHEME[0]
+
+
+def submit(pickled_input):
+    """Send one compile to the child (started if none is running); a future of its
+    pickled output. A failed or dead child is replaced by the next compile."""
+    env = {name: os.environ[name] for name in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR")
+           if name in os.environ}
+    pool = _live_pool()
+    future = pool.submit(compile_in_child, pickled_input, env, parent_settings())
+    future.add_done_callback(lambda done: _discard_if_failed(pool, done))
+    return future
+
+
+def _live_pool():
+    global _pool
+    with _POOL_LOCK:
+        if _pool is None or not _pool.running:
+            from torch._inductor.compile_worker.subproc_pool import SubprocKind, SubprocPool
+
+            if not _EXIT_HOOK:
+                _EXIT_HOOK.append(atexit.register(shutdown))   # no compile outlives the process
+            _pool = SubprocPool(1, kind=SubprocKind.SPAWN)
+        return _pool
+
+
+def _discard_if_failed(pool, future):
+    """A compile that failed may have left the child broken (it died, or its inner pool
+    did): the next compile gets a new one. This one's failure reaches the caller."""
+    global _pool
+    if future.cancelled() or future.exception() is None:
+        return
+    with _POOL_LOCK:
+        if _pool is pool:
+            _pool = None
+    threading.Thread(target=pool.shutdown, daemon=True).start()
+
+
+def shutdown():
+    """Stop the child (tests; at exit the pool's own handler stops it)."""
+    global _pool
+    with _POOL_LOCK:
+        pool, _pool = _pool, None
+    if pool is not None:
+        pool.shutdown()
+
+
+def parent_settings():
+    """What the child's passes must decide as the parent does: npcompile's plain
+    settings, and the BLAS decisions the parent already made (and keyed the cache by)."""
+    from ..passes import host_blas
+
+    settings = {name: value for name, value in vars(config).items()
+                if not name.startswith("_") and type(value) in (bool, int, float, str, type(None))}
+    blas = {(str(dtype), narrow): host_blas.numpy_is_faster(dtype, narrow)
+            for dtype in host_blas._DTYPES for narrow in (False, True)}
+    return {"config": settings, "host_blas": blas}
+
+
+def compile_in_child(pickled_input, env, settings):
+    """In the child: Inductor's code generation for one graph, with npcompile's passes
+    installed as the parent would have them."""
+    _lower_priority()
+    import torch
+    from torch._inductor.compile_fx_ext import _OutOfProcessFxCompile
+    from torch._inductor.utils import clear_caches
+
+    from ..passes import host_blas
+    from ..passes.pipeline import post_grad_passes
+
+    for name, value in settings["config"].items():
+        setattr(config, name, value)
+    decisions = settings["host_blas"]
+    host_blas.numpy_is_faster = lambda dtype, narrow: decisions[(str(dtype), narrow)]
+    clear_caches()   # as Inductor's own subprocess compile does: the parent may have cleared its tmpdirs
+    torch._inductor.metrics.reset()
+    with post_grad_passes():
+        return _OutOfProcessFxCompile._run_in_child(pickled_input, env)
+
+
+_NICED = []
+
+
+def _lower_priority():
+    """Once per child: its compiles (and the gcc they start) yield the CPU."""
+    if _NICED:
+        return
+    _NICED.append(True)
+    try:
+        os.nice(CHILD_NICENESS)
+    except OSError:
+        pass
