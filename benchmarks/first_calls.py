@@ -9,6 +9,8 @@ and the first call from which the system is faster than NumPy per call; and writ
 first_calls.json (and first_calls.png with matplotlib) into a results folder.
 
     python -m benchmarks.first_calls --only softmax jacobi_2d --calls 20
+    python -m benchmarks.first_calls --only softmax --systems numpy npcompile-background \
+        --caches cold --rounds 3
 """
 import argparse
 import inspect
@@ -30,6 +32,8 @@ def systems():
     found = ["numpy", "npcompile", "torch.compile"]
     if "compile" in inspect.signature(npcompile.jit).parameters:
         found.insert(2, "npcompile-background")
+    if hasattr(npcompile.config, "compile_out_of_process"):
+        found.insert(3, "npcompile-background-in-process")
     return found
 
 
@@ -40,7 +44,9 @@ def _wrap(system, fn):
         import torch
         return torch.compile(fn)
     import npcompile
-    if system == "npcompile-background":
+    if system.startswith("npcompile-background"):
+        # "-in-process": Inductor's code generation in the worker thread, for comparison
+        npcompile.config.compile_out_of_process = not system.endswith("-in-process")
         return npcompile.jit(fn, compile="background")
     return npcompile.jit(fn)
 
@@ -81,37 +87,51 @@ def faster_from(times, numpy_times):
     return None
 
 
-def measure(names, calls, size, caches):
+def measure(names, calls, size, caches, chosen_systems=None, rounds=1):
+    """Each workload's systems, round after round: the systems alternate within a round,
+    so a change in the machine's load meets each of them alike."""
     import benchmarks.workloads as workloads
-    chosen = workloads.by_name(names)
     results = {}
-    for workload in chosen:
-        for system in systems():
-            for cache in caches if system != "numpy" else ("cold",):
-                folder = tempfile.mkdtemp(prefix="npcompile-first-calls-")
-                try:
-                    run = run_child(workload.name, system, calls, size, folder)
-                    if cache == "warm" and "error" not in run:
-                        run = run_child(workload.name, system, calls, size, folder)
-                finally:
-                    shutil.rmtree(folder, ignore_errors=True)
-                results.setdefault(workload.name, {})[f"{system} ({cache})" if system != "numpy" else "numpy"] = run
-        print(_line(workload.name, results[workload.name]), flush=True)
+    for workload in workloads.by_name(names):
+        runs = results.setdefault(workload.name, {})
+        for _ in range(rounds):
+            for system in chosen_systems or systems():
+                for cache in caches if system != "numpy" else ("cold",):
+                    label = f"{system} ({cache})" if system != "numpy" else "numpy"
+                    runs.setdefault(label, []).append(_fresh_cache_run(workload.name, system, calls, size, cache))
+        print(_line(workload.name, runs), flush=True)
     return results
 
 
+def _fresh_cache_run(name, system, calls, size, cache):
+    folder = tempfile.mkdtemp(prefix="npcompile-first-calls-")
+    try:
+        run = run_child(name, system, calls, size, folder)
+        if cache == "warm" and "error" not in run:
+            run = run_child(name, system, calls, size, folder)
+        return run
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def _line(name, runs):
-    numpy_run = runs.get("numpy", {})
-    numpy_total = sum(numpy_run.get("times", [])) or None
+    """One workload's line: per system, the total of the N calls in each round, its
+    ratio to NumPy's total in the same round, and from which call it beats NumPy."""
+    numpy_runs = runs.get("numpy", [])
     parts = []
-    for label, run in runs.items():
-        if "error" in run:
-            parts.append(f"{label}: failed ({run['error'][:60]})")
-            continue
-        total = sum(run["times"])
-        ratio = f" = {total / numpy_total:.2f}x NumPy" if numpy_total else ""
-        since = faster_from(run["times"], numpy_run.get("times", run["times"])) if label != "numpy" else None
-        parts.append(f"{label}: {total:.3f} s{ratio}" + (f", faster from call {since}" if since else ""))
+    for label, rounds in runs.items():
+        texts = []
+        for k, run in enumerate(rounds):
+            if "error" in run:
+                texts.append(f"failed ({run['error'][:60]})")
+                continue
+            total = sum(run["times"])
+            numpy_run = numpy_runs[k] if k < len(numpy_runs) else {}
+            numpy_total = sum(numpy_run.get("times", [])) or None
+            ratio = f" = {total / numpy_total:.2f}x NumPy" if numpy_total and label != "numpy" else ""
+            since = faster_from(run["times"], numpy_run.get("times", run["times"])) if label != "numpy" else None
+            texts.append(f"{total:.3f} s{ratio}" + (f", faster from call {since}" if since else ""))
+        parts.append(f"{label}: " + " | ".join(texts))
     return f"{name:24s} " + "; ".join(parts)
 
 
@@ -124,8 +144,9 @@ def plot(results, path):
         return
     fig, axes = plt.subplots(len(results), 1, figsize=(7, 2.6 * len(results)), squeeze=False)
     for ax, (name, runs) in zip(axes[:, 0], results.items()):
-        for label, run in runs.items():
-            if "times" in run:
+        for label, rounds in runs.items():
+            run = next((r for r in rounds if "times" in r), None)   # the first round's
+            if run is not None:
                 ax.semilogy(range(1, len(run["times"]) + 1), run["times"], marker=".", label=label)
         ax.set_title(name)
         ax.set_xlabel("call")
@@ -141,6 +162,8 @@ def main(argv=None):
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--size", default="default", choices=("default", "tiny"))
     parser.add_argument("--caches", nargs="*", default=["cold", "warm"], choices=("cold", "warm"))
+    parser.add_argument("--systems", nargs="*", help="systems to run (default: all found)")
+    parser.add_argument("--rounds", type=int, default=1, help="rounds, the systems alternating in each")
     parser.add_argument("--out", help="results folder (default: a new one under benchmarks/results/runs/)")
     parser.add_argument("--child", nargs=2, metavar=("WORKLOAD", "SYSTEM"), help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
@@ -149,7 +172,8 @@ def main(argv=None):
         return 0
     print(f"first {options.calls} calls, each system in a fresh process; load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
-    results = measure(options.only, options.calls, options.size, options.caches)
+    results = measure(options.only, options.calls, options.size, options.caches, options.systems,
+                      options.rounds)
     folder = Path(options.out) if options.out else RESULTS / time.strftime("%Y%m%d-%H%M%S")
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "first_calls.json").write_text(json.dumps(results, indent=1))

@@ -15,9 +15,10 @@ def test_a_child_process_times_each_call(tmp_path):
     assert "error" not in run and len(run["times"]) == 3 and all(t > 0 for t in run["times"])
 
 
-def test_the_line_reports_totals_and_ratios():
-    line = first_calls._line("w", {"numpy": {"times": [1.0, 1.0]},
-                                   "npcompile (cold)": {"times": [3.0, 0.5]},
-                                   "torch.compile (cold)": {"error": "boom"}})
-    assert "npcompile (cold): 3.500 s = 1.75x NumPy, faster from call 2" in line
+def test_the_line_reports_totals_and_ratios_per_round():
+    line = first_calls._line("w", {"numpy": [{"times": [1.0, 1.0]}, {"times": [2.0, 2.0]}],
+                                   "npcompile (cold)": [{"times": [3.0, 0.5]}, {"times": [3.0, 0.5]}],
+                                   "torch.compile (cold)": [{"error": "boom"}]})
+    assert "numpy: 2.000 s | 4.000 s" in line
+    assert "npcompile (cold): 3.500 s = 1.75x NumPy, faster from call 2 | 3.500 s = 0.88x NumPy" in line
     assert "torch.compile (cold): failed (boom)" in line
