@@ -35,8 +35,10 @@ import warnings
 import numpy as np
 import torch
 
-#: The versions this module was written and tested against (its private names move).
-TESTED = {"torch": "2.13.", "triton": "3.9."}
+#: The versions this module was written and tested against (its private names move):
+#: Triton 3.9 beside torch's CPU build (Python 3.11), 3.7 where torch's CUDA build pins
+#: it (the only build of torch 2.13 for Python 3.12 and 3.13).
+TESTED = {"torch": ("2.13.",), "triton": ("3.7.", "3.9.")}
 
 #: The GPU the CUDA-flavoured code generation targets (an H100: compute capability 9.0).
 CUDA_CAPABILITY = (9, 0)
@@ -56,11 +58,11 @@ def check_versions():
     import triton
 
     found = {"torch": torch.__version__, "triton": triton.__version__}
-    wrong = {k: v for k, v in found.items() if not v.startswith(TESTED[k])}
+    wrong = {k: v for k, v in found.items() if not v.startswith(TESTED[k])}   # startswith takes a tuple
     if wrong and os.environ.get("NPCOMPILE_TRITON_ANY_VERSION") != "1":
         raise UnsupportedVersion(
-            f"npcompile's Triton interpreter path was tested with torch {TESTED['torch']}x and triton "
-            f"{TESTED['triton']}x, found {found}; it uses private names of both (see "
+            f"npcompile's Triton interpreter path was tested with torch {'/'.join(TESTED['torch'])}x and "
+            f"triton {'x/'.join(TESTED['triton'])}x, found {found}; it uses private names of both (see "
             "npcompile/gpu/triton_interpret.py). Set NPCOMPILE_TRITON_ANY_VERSION=1 to try anyway.")
     return found
 
