@@ -89,8 +89,9 @@ def _fmod_float(a, b):
     fmod(a, b) == fmod(fmod(a, b * 2**k), b) for any k >= 0, ``a`` is first reduced by
     ``b`` scaled (exactly, by powers of two) to within about 2**margin of it, which
     shrinks the exponent gap by about ``margin`` a round; three rounds (five for float16's
-    narrow exponent range) cover any gap of the dtype. Exponents come from log2 (Inductor's CPU code for frexp fails to compile
-    for float64); being off by one is within the margin's slack."""
+    narrow exponent range) cover any gap of the dtype. Exponents come from log2
+    (Inductor's CPU code for frexp fails to compile for float64); being off by one is
+    within the margin's slack."""
     margin = {torch.float64: 1016, torch.float32: 120, torch.float16: 10}[a.dtype]
     usable = torch.isfinite(a) & torch.isfinite(b) & (b != 0)
     for _ in range(3 if a.dtype != torch.float16 else 5):
