@@ -108,7 +108,9 @@ def _rewrite(graph, scatter, buffers):
         for target, args, kwargs in views:
             parent = view
             view = graph.call_function(target, (parent, *args), kwargs)
-            view.meta["val"] = target(parent.meta["val"], *args, **kwargs)
+            # a view's arguments may be graph values (a loop body's symbolic index)
+            view.meta["val"] = target(parent.meta["val"], *torch.fx.node.map_arg(args, _meta_value),
+                                      **torch.fx.node.map_arg(kwargs, _meta_value))
         written = graph.call_function(aten.copy_.default, (view, values))
         written.meta["val"] = view.meta["val"]
     buffers.add(buffer)
@@ -116,6 +118,10 @@ def _rewrite(graph, scatter, buffers):
     for dead in chain:
         if not dead.users:
             graph.erase_node(dead)
+
+
+def _meta_value(node):
+    return node.meta["val"]
 
 
 def _only_written_here(base, chain, buffers):

@@ -5,6 +5,8 @@ the trip count, and a second call with the same inputs compiles nothing.
 A ``for ... in range`` body is traced in chunks of several iterations
 (``config.loop_chunk_trips``); the last few iterations, fewer than a chunk, take one
 more body graph: the only recompile a first call may make ("... more items")."""
+import warnings
+
 import numpy as np
 import pytest
 
@@ -251,3 +253,25 @@ def test_explain_of_a_called_jitted_loop_reuses_its_compiles():
     assert len(counting.graphs) == graphs
     compare_call(forward_substitution, jitted, (L, b), {}, 1e-12, 0.0, "a call after explain")
     assert len(counting.graphs) == graphs
+
+
+# ---- a body's writes through a symbolic index under Inductor ---------------------------------
+def row_sweep(A):
+    for i in range(1, A.shape[0]):
+        A[i, 1:] = 0.5 * A[i - 1, :-1] + 0.25 * A[i, 1:]
+    return A
+
+
+@pytest.mark.inductor
+def test_a_body_writing_a_row_at_the_loop_index_compiles_with_inductor(monkeypatch):
+    """The scatter-writes pass rebuilds the views of a write; in a body graph their index
+    is the symbolic loop variable (a graph value), which Inductor once refused, so every
+    such body ran op by op after a failed compile."""
+    monkeypatch.setattr(config, "native_loops", False)
+    A = np.random.default_rng(13).random((300, 6))
+    jitted = npcompile.jit(row_sweep, backend="inductor")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        compare_call(row_sweep, jitted, (A,), {}, 1e-12, 0.0, "first call")
+    assert not [str(w.message) for w in caught if "failed" in str(w.message)]
+    assert all(e.compiled is not None for entries in jitted.resume_entries.values() for e in entries)
