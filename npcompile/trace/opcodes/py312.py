@@ -86,6 +86,15 @@ INTRINSICS = {
 }
 
 
+#: the intrinsics that define PEP 695 type parameters and aliases (``def f[T]``, ``class
+#: C[T]``, ``type A = ...``): their objects (lazily evaluated bounds and values) have no
+#: public constructor to build them with, so such a definition runs as Python runs it
+TYPE_PARAMETER_INTRINSICS = {"INTRINSIC_TYPEVAR", "INTRINSIC_PARAMSPEC", "INTRINSIC_TYPEVARTUPLE",
+                             "INTRINSIC_SUBSCRIPT_GENERIC", "INTRINSIC_TYPEALIAS",
+                             "INTRINSIC_TYPEVAR_WITH_BOUND", "INTRINSIC_TYPEVAR_WITH_CONSTRAINTS",
+                             "INTRINSIC_SET_FUNCTION_TYPE_PARAMS", "INTRINSIC_SET_TYPEPARAM_DEFAULT"}
+
+
 @handles("CALL_INTRINSIC_1", "CALL_INTRINSIC_2")
 def _call_intrinsic(tracer, frame, inst):
     intrinsic = INTRINSICS.get(inst.argrepr)
@@ -93,6 +102,10 @@ def _call_intrinsic(tracer, frame, inst):
         intrinsic(tracer, frame)
     elif runs_for_real(tracer):
         raise NoHandler(f"npcompile cannot run {inst.argrepr} after a graph break")
+    elif inst.argrepr in TYPE_PARAMETER_INTRINSICS:
+        raise unresumable(tracer, GraphBreak(
+            f"defining a generic function, class or type alias (PEP 695 type parameters: {inst.argrepr})",
+            "this construct runs uncompiled; define it outside the compiled function"))
     else:
         raise unresumable(tracer, GraphBreak(f"unsupported Python bytecode {inst.opname} ({inst.argrepr})",
                                              "this construct runs uncompiled; move it out of the hot path"))
