@@ -112,11 +112,13 @@ def inductor(gm, example_inputs):
 
 
 def _inputs_returned(gm):
-    """Outputs of a pure graph that constant folding turned into one of its inputs
-    (``a * 1`` folds to ``a``): NumPy returns a new array there, never the input."""
+    """Outputs of a pure graph that constant folding turned into one of its tensor
+    inputs (``a * 1`` folds to ``a``): NumPy returns a new array there, never the input.
+    An int input returned as it is (a loop's counter at a break) is a value: no copy."""
     output = next(n for n in gm.graph.nodes if n.op == "output")
     return [k for k, node in enumerate(output.args[0])
-            if isinstance(node, torch.fx.Node) and node.op == "placeholder"]
+            if isinstance(node, torch.fx.Node) and node.op == "placeholder"
+            and isinstance(node.meta.get("val"), torch.Tensor)]
 
 
 def _copying(call, positions):

@@ -375,6 +375,25 @@ def test_inductor_times_one_returns_a_new_array():
     run_sequence(lambda a: (a + 0, a * 1.0, a - 0), _sizes(3), backend="inductor")
 
 
+def _prints_inside_a_loop(a, n):
+    total = a
+    for i in range(n):
+        total = total + i
+        print("at", i)
+    return total
+
+
+@pytest.mark.inductor
+def test_inductor_graph_returning_an_int_input_at_a_break():
+    """A loop segment hands its int counter back as it got it: a value, never copied
+    like a tensor input the graph returns (that raised, demoting the graph with a warning)."""
+    jitted = npcompile.jit(_prints_inside_a_loop, backend="inductor")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UserWarning)   # (run_sequence's calls silence warnings)
+        for n in (2, 3, 4):
+            assert_same(_prints_inside_a_loop(np.arange(3.0), n), jitted(np.arange(3.0), n))
+
+
 @pytest.mark.inductor
 def test_inductor_callables_defaults_and_error_state():
     a, b = Arr(np.arange(4.0), "C"), Arr(np.zeros(4), "C")
