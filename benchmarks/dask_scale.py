@@ -14,7 +14,8 @@ and discarded on the workers (``da.store`` into a sink), nothing large comes bac
 Per job and worker count: the seconds to only generate the input (``gen``); the compile
 on each worker (``nd.warm_up``: one worker after the other, so the later ones read
 Inductor's on-disk cache); NumPy chunks and jitted chunks in alternating rounds (the best
-of ``--repeat`` is kept) and the speedup; the compiles on each worker after all rounds;
+of ``--repeat`` is kept) and the speedup; the compiles on each worker after all rounds and
+the graphs each worker read from Inductor's on-disk cache during the job (``disk hits``);
 whether the results match (max |difference| within 1e-12 of the output's largest
 magnitude, computed on the cluster). Writes dask_scale.json, dask_scale.txt and a plot of
 throughput (input GB/s) against workers into ``--out`` (git-ignored).
@@ -165,13 +166,14 @@ def run_job(name, gb, client, repeat):
     gen = _generate_only(job)
     numpy_times, jitted_times = [], []
     function, examples = job["warm"]
+    hits_before = {a: s["inductor_cache"]["hits"] for a, s in nd.worker_stats(client).items()}
     compile_seconds = nd.warm_up(client, function, *examples)   # worker by worker: later ones hit the disk cache
     for _ in range(repeat):                          # alternating rounds
         numpy_times.append(_run(job, "numpy")[0])
         jitted_times.append(_run(job, "jitted")[0])
     stats = nd.worker_stats(client)
     compiles = [sum(s["functions"].get(f, {}).get("compiles", 0) for f in job["names"]) for s in stats.values()]
-    disk_hits = [s["inductor_cache"]["hits"] for s in stats.values()]
+    disk_hits = [s["inductor_cache"]["hits"] - hits_before.get(a, 0) for a, s in stats.items()]
     difference = _max_relative_difference(job)
     return dict(job=name, workers=len(stats), gb=job["bytes"] / 1e9, gen_s=gen, numpy_s=min(numpy_times),
                 jitted_s=min(jitted_times), speedup=min(numpy_times) / min(jitted_times),
@@ -181,12 +183,12 @@ def run_job(name, gb, client, repeat):
 
 def format_table(records):
     lines = [f"{'job':<12} {'workers':>7} {'GB':>6} {'gen s':>7} {'numpy s':>8} {'jit s':>7} {'speedup':>7} "
-             f"{'compiles/worker':>15} {'compile s/worker':>16} {'match':>6}"]
+             f"{'compiles/worker':>15} {'compile s/worker':>16} {'disk hits':>9} {'match':>6}"]
     for r in records:
         lines.append(f"{r['job']:<12} {r['workers']:>7} {r['gb']:>6.2f} {r['gen_s']:>7.2f} {r['numpy_s']:>8.2f} "
                      f"{r['jitted_s']:>7.2f} {r['speedup']:>6.2f}x {','.join(map(str, r['compiles_per_worker'])):>15} "
                      f"{','.join(f'{t:.1f}' for t in r['compile_s_per_worker']):>16} "
-                     f"{'yes' if r['match'] else 'NO':>6}")
+                     f"{','.join(map(str, r['inductor_disk_hits'])):>9} {'yes' if r['match'] else 'NO':>6}")
     return "\n".join(lines)
 
 
@@ -266,7 +268,8 @@ def main(argv=None):
     say()
     say(format_table(records))
     say("(gen: generating the input alone; speedup: best NumPy round / best npcompile round; compile s: "
-        "nd.warm_up on each worker in turn, the later ones reading Inductor's on-disk cache)")
+        "nd.warm_up on each worker in turn, the later ones reading Inductor's on-disk cache; disk hits: "
+        "graphs each worker read from that cache during the job)")
     say(f"load average at the end {os.getloadavg()[0]:.1f}")
     (folder / "dask_scale.json").write_text(json.dumps({"options": vars(options), "records": records}, indent=1))
     (folder / "dask_scale.txt").write_text("\n".join(lines) + "\n")
