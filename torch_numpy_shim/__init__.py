@@ -8,11 +8,14 @@ The modules import each other in layers, never in a circle (tests/shim/test_impo
 ``_errors`` and ``_dtypes`` (dtype metadata) at the bottom, then ``_ndarray`` (the array
 core), ``_promotion``, ``_coerce`` and ``_normalize``, then the function modules; at the
 top ``_methods`` and ``_scalars`` give the array and the scalar types the behaviour that
-is made of those functions. The public namespace is the union of the modules' ``__all__``.
+is made of those functions. The public namespace is the union of the modules' ``__all__``;
+``_boundary`` wraps it last, so that user code gets NumPy scalars (and its own ``out=``
+arrays) back while the shim and npcompile's tracer keep 0-D arrays inside.
 """
 # ruff: noqa: F403
 import math as _math
 
+from . import _boundary as _boundary
 from . import _methods, _scalars  # noqa: F401 - importing them completes ndarray and the scalar types
 from . import fft as fft
 from . import linalg as linalg
@@ -56,6 +59,8 @@ _REFUSED.update(dict.fromkeys(["longdouble", "clongdouble", "float128", "complex
                               "torch has no extended precision"))
 _REFUSED.update(dict.fromkeys(["matrix", "asmatrix", "bmat", "memmap", "nditer", "nested_iters"],
                               "ndarray subclasses, memory maps and C-level iterators are outside the shim"))
+
+_boundary.install(globals())
 
 
 def __getattr__(name):

@@ -51,6 +51,12 @@ class dtype:
         return _as_dtype(spec)
 
     @property
+    def dtype(self):
+        """NumPy's dtype protocol (``numpy.dtype(obj)`` reads ``obj.dtype``): so NumPy
+        scalars and arrays take shim dtypes, ``np.sum(a).astype(np.dtype('f4'))``."""
+        return self.np
+
+    @property
     def kind(self): return self.np.kind
     @property
     def char(self): return self.np.char

@@ -619,6 +619,8 @@ def take(a: ArrayLike, indices, axis=None, out: OutArray = None, mode="raise"):
 @_flipped.writes(0)
 @_coerce.writes_numpy(0)
 def put(a, ind, v, mode="raise"):
+    if isinstance(a, numpy.generic):
+        a = _coerce.make_scalar(a, _dtypes._from_numpy_dtype(a.dtype))   # a NumPy scalar, as the shim's
     if not isinstance(a, ndarray):
         raise TypeError(f"argument 1 must be numpy.ndarray, not {type(a).__name__}")
     mode = _clip_mode(mode)

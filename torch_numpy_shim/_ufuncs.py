@@ -533,6 +533,8 @@ def _single_out(out):
         if len(out) != 1:
             raise ValueError("The 'out' tuple must have exactly one entry")
         out = out[0]
+    if type(out) is numpy.ndarray:   # written in place, as NumPy writes it
+        out = numpy_target(out)
     if out is not None and not isinstance(out, ndarray):
         raise TypeError("output must be an array")
     return out
@@ -680,6 +682,8 @@ def around(a, decimals=0, out=None):
     in the array's own dtype (so float16/float32 round as NumPy's do)."""
     arr = asarray(a)
     decimals = int(decimals)
+    if type(out) is numpy.ndarray:
+        out = numpy_target(out)
     if out is not None and not isinstance(out, ndarray):
         raise TypeError("return arrays must be of ArrayType")
     if arr.dtype.kind == "c":

@@ -543,4 +543,5 @@ def test_traces_with_symbolic_shapes(name, dtype):
         return TRACED[name](shim, shim.ndarray._wrap(t))._t
     x = shim.asarray((numpy.arange(6).reshape(2, 3) % 4).astype(dtype))._t
     graph = make_fx(on_tensor, tracing_mode="symbolic")(x)
-    assert torch.equal(graph(x), on_tensor(x))
+    with shim._boundary.as_inside():   # eager, as the trace sees the shim: scalars as 0-D arrays
+        assert torch.equal(graph(x), on_tensor(x))
