@@ -7,7 +7,6 @@ import binascii
 import copy
 import functools
 import json
-import time
 
 import numpy as np
 import pytest
@@ -49,10 +48,10 @@ def test_tiny_inputs_are_deterministic_and_mutation_is_declared(workload):
     args, again = workload.inputs("tiny"), workload.inputs("tiny")
     for a, b in zip(args, again):
         np.testing.assert_array_equal(a, b)
+    # tiny means tiny: a few thousand elements at most, so an interpreted call is quick
+    assert sum(a.size for a in args if isinstance(a, np.ndarray)) <= 4096
     after = copy.deepcopy(args)
-    start = time.perf_counter()
     workload.fn(*after)
-    assert time.perf_counter() - start < 0.25      # tiny means tiny (< 5 ms on a quiet machine)
     changed = [not np.array_equal(a, b) for a, b in zip(args, after) if isinstance(a, np.ndarray)]
     assert any(changed) == workload.mutates
 
@@ -531,12 +530,10 @@ def test_check_call_reports_inputs_left_in_another_state():
 
 
 def test_hard_limit_stops_a_runaway_call():
-    start = time.perf_counter()
-    with pytest.raises(loops.OverBudget):
+    with pytest.raises(loops.OverBudget):      # returning at all proves the loop was stopped
         with loops.hard_limit(0.2):
             while True:
                 pass
-    assert time.perf_counter() - start < 5
 
 
 def test_numba_helpers_are_substituted_in_a_copy():
