@@ -35,10 +35,20 @@ eager_shim = False
 loop_unroll_nodes = 1000
 #: Most iterations of one loop unrolled into a graph, even of a body with no graph nodes.
 loop_unroll_trips = 1024
+#: Most iterations of a loop whose body records graph nodes that unroll when one body
+#: does not bound the whole from the first back edge: fixed short time loops (10-30
+#: sweeps) still unroll and fuse; a long index loop (48 Gauss-Seidel rows, 78 Thomas
+#: steps) becomes a body segment instead of one graph of a thousand nodes that takes
+#: Inductor minutes.
+loop_unroll_array_trips = 32
 #: Iterations of a ``for ... in range(...)`` loop body traced into one body graph (fewer
-#: when they would pass loop_unroll_nodes): the runtime's per-call overhead is paid once
+#: when they would pass loop_chunk_nodes): the runtime's per-call overhead is paid once
 #: per chunk. 1: one iteration per call.
 loop_chunk_trips = 8
+#: Graph nodes a chunk may take (fewer iterations where they would pass it): a body of
+#: more than half of it is traced once per body graph. Inductor's time grows faster than
+#: the graph, and a large body's per-call overhead is small beside its own work.
+loop_chunk_nodes = 250
 #: Maximum depth of inlined user-function calls.
 inline_depth_limit = 64
 

@@ -1,9 +1,10 @@
 """How the tracer treats Python loops.
 
 A loop is unrolled into the graph only when that clearly pays: its trip count is known
-when tracing reaches its first back edge, at most ``config.loop_unroll_trips``, and the
-unrolled iterations fit in ``config.loop_unroll_nodes`` graph nodes (a loop of unknown
-trip count unrolls only while the graph stays that small). Otherwise the segment ends
+when tracing reaches its first back edge, at most ``config.loop_unroll_trips`` (at most
+``config.loop_unroll_array_trips`` where one body does not bound the whole and the body
+records graph nodes), and the unrolled iterations fit in ``config.loop_unroll_nodes``
+graph nodes (a loop of unknown trip count unrolls only while the graph stays that small). Otherwise the segment ends
 at the back edge and the loop's body becomes a segment of its own, traced once with
 the loop variable as a symbolic int and driven by the runtime (see runtime/loop_driver).
 Compile time is then bounded by the size of the source, not by the trip count.
@@ -156,7 +157,8 @@ def keep_unrolling(state, frame, inst, nodes):
             state.unroll = True
         return True   # else one more iteration measures the body exactly
     body = nodes - state.nodes_at_first
-    state.unroll = nodes + body * remaining <= config.loop_unroll_nodes
+    state.unroll = nodes + body * remaining <= config.loop_unroll_nodes and \
+        (body == 0 or total <= config.loop_unroll_array_trips)
     return state.unroll
 
 
@@ -218,9 +220,11 @@ class RangeCursor:
 
     def take_another(self, nodes):
         """At the loop's back edge: trace one more iteration into this graph? The chunk
-        is decided at the first back edge, from the graph's size then (one body)."""
+        is decided at the first back edge, from the graph's size then (one body), within
+        ``config.loop_chunk_nodes``: a large body gains little from chunks (its per-call
+        overhead is small beside its work) and costs its compile time once per copy."""
         if self.chunk is None:
-            chunk = min(config.loop_chunk_trips, config.loop_unroll_nodes // max(nodes, 1))
+            chunk = min(config.loop_chunk_trips, config.loop_chunk_nodes // max(nodes, 1))
             self.chunk = chunk if 1 <= chunk - 1 <= self.remaining else 1
         return self.advanced < self.chunk - 1
 

