@@ -105,8 +105,9 @@ class Worker:
         snapshot a new job would need)."""
         return key in self.pending
 
-    def submit(self, key, job):
-        """Queue ``job()`` under ``key`` unless a job of that key is pending; True if queued."""
+    def submit(self, key, job, backend=None):
+        """Queue ``job()`` under ``key`` unless a job of that key is pending; True if queued.
+        ``backend``: the one the job compiles with (see ``compile_process.out_of_process``)."""
         with self._lock:
             if key in self.pending:
                 return False
@@ -115,14 +116,14 @@ class Worker:
                 self._thread = threading.Thread(target=self._run, name="npcompile-background-compile",
                                                 daemon=True)
                 self._thread.start()
-        self._jobs.put((key, job))
+        self._jobs.put((key, job, backend))
         return True
 
     def _run(self):
         while True:
-            key, job = self._jobs.get()
+            key, job, backend = self._jobs.get()
             try:
-                with compile_process.out_of_process():
+                with compile_process.out_of_process(backend):
                     job()
             except BaseException as exc:   # noqa: BLE001 - a job's failure must not stop the worker
                 from .failures import warn

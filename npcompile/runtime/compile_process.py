@@ -38,13 +38,16 @@ CHILD_NICENESS = 10
 
 
 @contextlib.contextmanager
-def out_of_process():
+def out_of_process(backend=None):
     """Inductor code generation on this thread goes to the compile process (while
-    ``config.compile_out_of_process``)."""
+    ``config.compile_out_of_process``). ``backend``: the compile's; for Inductor's, the
+    first such compile of the process has the child make this machine's calibrations."""
     if not config.compile_out_of_process:
         yield
         return
     _install()
+    if _is_inductor(backend):
+        calibrate_in_child_first()
     previous = getattr(_STATE, "active", False)
     _STATE.active = True
     try:
@@ -79,6 +82,61 @@ def _install():
     compile_fx.fx_codegen_and_compile = fx_codegen_and_compile
 
 
+def _is_inductor(backend):
+    return getattr(backend, "__module__", None) == "npcompile.backends" and \
+        getattr(backend, "__name__", None) == "inductor"
+
+
+_CALIBRATED = []
+
+
+def calibrate_in_child_first():
+    """Once per process, before its first background Inductor compile: the child makes
+    (or reads) this machine's calibrations, the timings a first compile's decisions
+    take (where threads pay off, whose BLAS is faster), and publishes them as the
+    process would (``npcompile.calibrations``); the worker then reads them instead of
+    timing in the process, where the timing loops would take the user's CPU and GIL. If
+    the child cannot, the worker measures as a blocking compile does."""
+    if _CALIBRATED:
+        return
+    _CALIBRATED.append(True)
+    import torch
+
+    from .. import threads
+    limit = threads.thread_limit() if config.threads == "auto" and config.parallel_threshold_bytes is None else 1
+    blas_threads = torch.get_num_threads() if config.host_blas == "auto" else None
+    if limit <= 1 and blas_threads is None:
+        return
+    try:
+        _live_pool().submit(calibrate_in_child, _cache_env(), limit, blas_threads).result()
+    except Exception:   # noqa: BLE001 - measured in the process instead
+        pass
+
+
+def calibrate_in_child(env, limit, blas_threads):
+    """In the child: the calibrations the parent's next compile reads (see above)."""
+    _lower_priority()
+    os.environ.update(env)   # they are published under the parent's Inductor cache directory
+    import torch
+
+    from .. import threads
+    from ..passes import host_blas
+    threads.measured_threshold_bytes.cache_clear()   # published where the parent's cache is now,
+    host_blas._measure.cache_clear()                 # not where an earlier parent's compile had it
+    if limit > 1:
+        threads.parallel_threshold_bytes(limit)
+    if blas_threads is not None:
+        torch.set_num_threads(blas_threads)
+        for dtype in host_blas._DTYPES:
+            for narrow in (False, True):
+                host_blas.numpy_is_faster(dtype, narrow)
+
+
+def _cache_env():
+    return {name: os.environ[name] for name in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR")
+            if name in os.environ}
+
+
 def _on_cpu(example_inputs):
     """CPU graphs only: a GPU graph's child would have to start its own CUDA context and
     Triton, which no test here covers; those compile in the process."""
@@ -106,10 +164,8 @@ def _scheme():
 def submit(pickled_input):
     """Send one compile to the child (started if none is running); a future of its
     pickled output. A failed or dead child is replaced by the next compile."""
-    env = {name: os.environ[name] for name in ("TORCHINDUCTOR_CACHE_DIR", "TRITON_CACHE_DIR")
-           if name in os.environ}
     pool = _live_pool()
-    future = pool.submit(compile_in_child, pickled_input, env, parent_settings())
+    future = pool.submit(compile_in_child, pickled_input, _cache_env(), parent_settings())
     future.add_done_callback(lambda done: _discard_if_failed(pool, done))
     return future
 
@@ -173,11 +229,15 @@ def compile_in_child(pickled_input, env, settings):
     for name, value in settings["config"].items():
         setattr(config, name, value)
     decisions = settings["host_blas"]
+    measured = host_blas.numpy_is_faster
     host_blas.numpy_is_faster = lambda dtype, narrow: decisions[(str(dtype), narrow)]
-    clear_caches()   # as Inductor's own subprocess compile does: the parent may have cleared its tmpdirs
-    torch._inductor.metrics.reset()
-    with post_grad_passes():
-        return _OutOfProcessFxCompile._run_in_child(pickled_input, env)
+    try:
+        clear_caches()   # as Inductor's own subprocess compile does: the parent may have cleared its tmpdirs
+        torch._inductor.metrics.reset()
+        with post_grad_passes():
+            return _OutOfProcessFxCompile._run_in_child(pickled_input, env)
+    finally:
+        host_blas.numpy_is_faster = measured   # a later calibration in this child measures
 
 
 _NICED = []

@@ -295,7 +295,7 @@ class JitFunction(Jitted):
                     self._computed = computed
                     self._new_entry(entries, state, frames, device, staged)
 
-        background.WORKER.submit(key, job)
+        background.WORKER.submit(key, job, self.backend)
 
     def _new_entry(self, entries, L, resume_frames, device, staged):
         """Compile an entry for ``L`` and add it to ``entries`` (None: run uncompiled,

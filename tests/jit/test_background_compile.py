@@ -308,3 +308,34 @@ def test_a_child_that_fails_or_dies_leaves_calls_uncompiled_with_one_warning(mon
     assert npcompile.wait_for_compiles(600)
     np.testing.assert_array_equal(again(a), a - 3.0)
     assert inductor_compiled(again.entries[0])
+
+
+@pytest.fixture
+def uncalibrated(monkeypatch, tmp_path):
+    """A fresh Inductor cache directory (no published calibrations), this process's
+    calibration caches emptied, and any timing in this process recorded."""
+    from npcompile import threads
+    from npcompile.passes import host_blas
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(compile_process, "_CALIBRATED", [])
+    timed_here = []
+    monkeypatch.setattr(threads, "_time_threshold", lambda limit: timed_here.append(limit) or 1 << 20)
+    monkeypatch.setattr(host_blas, "_time_both", lambda *key: timed_here.append(key) or False)
+    caches = (threads.measured_threshold_bytes, host_blas._measure)
+    for cache in caches:
+        cache.cache_clear()
+    yield timed_here
+    for cache in caches:   # later tests read the machine's own values again
+        cache.cache_clear()
+
+
+@pytest.mark.inductor
+def test_the_first_background_compile_has_the_child_make_the_calibrations(uncalibrated, tmp_path):
+    jitted = npcompile.jit(exact, compile="background")
+    a = np.arange(7.0)
+    np.testing.assert_array_equal(jitted(a), exact(a))
+    assert npcompile.wait_for_compiles(600)
+    np.testing.assert_array_equal(jitted(a), exact(a))
+    assert inductor_compiled(jitted.entries[0])
+    assert uncalibrated == []                                   # nothing timed in this process
+    assert list((tmp_path / "npcompile-calibrations").glob("*.json"))   # the child published them
