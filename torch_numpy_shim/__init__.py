@@ -45,8 +45,6 @@ inf = _math.inf
 nan = _math.nan
 euler_gamma = 0.5772156649015329
 newaxis = None
-True_ = bool_(True)    # noqa: F405 - NumPy's two bool scalars
-False_ = bool_(False)  # noqa: F405
 
 # NumPy names refused on purpose: reading one raises UnsupportedError (not a bare
 # AttributeError), so code written for NumPy says why; under jit it runs in real NumPy
@@ -61,6 +59,8 @@ _REFUSED.update(dict.fromkeys(["matrix", "asmatrix", "bmat", "memmap", "nditer",
                               "ndarray subclasses, memory maps and C-level iterators are outside the shim"))
 
 _boundary.install(globals())
+True_ = bool_(True)    # noqa: F405 - NumPy's two bool scalars, as user code gets them (NumPy's own
+False_ = bool_(False)  # noqa: F405 - objects, so np.any(a) is np.True_); a trace reads NumPy's
 
 
 def __getattr__(name):

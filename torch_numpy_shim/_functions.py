@@ -20,7 +20,7 @@ import numpy
 import torch
 
 from . import _dtypes, _promotion, linalg
-from ._coerce import asarray, cast_tensor, check_python_int_fits
+from ._coerce import asarray, cast_tensor, check_python_int_fits, make_scalar
 from ._dtypes import F64
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
@@ -852,7 +852,11 @@ def _sign_of_inf(x, out, sign):
 
 
 def astype(x, dtype, /, *, copy=True, device=None):
-    """NumPy 2's function form of ``ndarray.astype`` (arrays only, as NumPy)."""
+    """NumPy 2's function form of ``ndarray.astype`` (arrays and NumPy scalars only, as NumPy)."""
+    if isinstance(x, numpy.ndarray):
+        x = asarray(x)
+    elif isinstance(x, numpy.generic):
+        x = make_scalar(x, _dtypes._from_numpy_dtype(x.dtype))
     if not isinstance(x, ndarray):
         raise TypeError(f"Input should be a NumPy array. It is a {type(x).__name__} instead.")
     return x.astype(dtype, copy=copy)

@@ -61,7 +61,9 @@ def result_type(*arrays_and_dtypes):
 
 
 def can_cast(from_, to, casting="safe"):
-    if isinstance(from_, PY_SCALARS):
+    if isinstance(from_, numpy.generic):   # a NumPy scalar casts as its dtype (numpy.float64 is a float too)
+        from_ = from_.dtype
+    elif isinstance(from_, PY_SCALARS):
         raise TypeError("can_cast() does not support Python ints, floats, and complex because "
                         "the result used to depend on the value.\nThis change was part of "
                         "adopting NEP 50, we may explicitly allow them again in the future.")

@@ -297,8 +297,22 @@ def test_float_results_are_python_floats_for_math():
     lambda xp: xp.ones(5)[:xp.sum(xp.ones(2, dtype=int))],
     lambda xp: xp.array([xp.mean(xp.ones(2)), xp.float32(1)]),
     lambda xp: xp.full(2, xp.max(xp.arange(3, dtype=xp.int8)), dtype=xp.float32),
+    lambda xp: xp.astype(xp.int64(10), xp.float64),
+    lambda xp: xp.astype(xp.sum(xp.arange(3, dtype=xp.int8)), xp.float16),
+    lambda xp: xp.astype(numpy.arange(3), xp.float32),
+    lambda xp: xp.astype([1, 2], xp.float32),
+    lambda xp: [xp.can_cast(t(0), "int64") for t in (xp.float64, xp.int8, xp.complex64, xp.uint64)],
+    lambda xp: xp.can_cast(xp.mean(xp.ones(2)), xp.float32, casting="same_kind"),
+    lambda xp: xp.can_cast(2.0, xp.float32),
 ])
 def test_numpy_scalars_flow_back_in(case):
     """What debug mode hands out (NumPy scalars) is taken back by the shim and by NumPy
     (shim dtypes follow NumPy's dtype protocol) as NumPy takes its own."""
     check_exact(case)
+
+
+def test_bool_scalars_are_numpy_singletons():
+    """``np.True_`` is NumPy's own object, so ``np.any(a) is np.True_`` holds as in NumPy."""
+    for xp in (numpy, shim):
+        assert xp.any(xp.ones(2)) is xp.True_ and xp.all(xp.zeros(2)) is xp.False_
+        assert xp.isposinf(xp.inf) is xp.True_ and type(xp.True_) is numpy.bool_
