@@ -65,11 +65,13 @@ def _outward(value, targets):
             if _is_view_of_all(value, target):
                 return target
         return value
-    if isinstance(value, tuple):
+    if isinstance(value, (tuple, list)):
         items = [_outward(v, targets) for v in value]
-        return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
-    if isinstance(value, list):
-        return [_outward(v, targets) for v in value]
+        if all(a is b for a, b in zip(items, value)):
+            return value   # nothing to convert: the same object (np.diff(x, n=0) is x)
+        if isinstance(value, list):
+            return items
+        return type(value)(*items) if hasattr(value, "_fields") else type(value)(items)
     return value
 
 
