@@ -14,6 +14,10 @@ Inductor's config does not carry custom passes across (they are not picklable), 
 child installs npcompile's post-grad passes itself, with the parent's pass decisions
 (which BLAS computes large products) and npcompile's settings.
 
+The first Inductor compile of a process also has the child make the machine's
+calibrations (``calibrate_in_child_first``) unless they are published already: their
+timing loops would otherwise run in the worker thread, on the user's CPU.
+
 Only the compile worker thread sends work out (a thread-local switch), and only CPU
 graphs: blocking compiles, GPU graphs, and anyone else's ``torch.compile`` in the
 process stay as they are. A graph
@@ -105,12 +109,22 @@ def calibrate_in_child_first():
     from .. import threads
     limit = threads.thread_limit() if config.threads == "auto" and config.parallel_threshold_bytes is None else 1
     blas_threads = torch.get_num_threads() if config.host_blas == "auto" else None
-    if limit <= 1 and blas_threads is None:
-        return
+    wanted = (["parallel_threshold"] if limit > 1 else []) + (["host_blas"] if blas_threads is not None else [])
+    if all(_published(name) for name in wanted):
+        return   # a warm machine: no need to wait for the child before tracing
     try:
         _live_pool().submit(calibrate_in_child, _cache_env(), limit, blas_threads).result()
     except Exception:   # noqa: BLE001 - measured in the process instead
         pass
+
+
+def _published(name):
+    """Whether calibrations named ``name`` were published in this cache directory (by
+    any process since the directory was made; one from before a reboot or for other
+    versions does not match, and the worker then measures as a blocking compile does)."""
+    from .. import calibrations
+    folder = calibrations.directory()
+    return os.path.isdir(folder) and any(entry.startswith(name + "-") for entry in os.listdir(folder))
 
 
 def calibrate_in_child(env, limit, blas_threads):
@@ -128,8 +142,8 @@ def calibrate_in_child(env, limit, blas_threads):
     if blas_threads is not None:
         torch.set_num_threads(blas_threads)
         for dtype in host_blas._DTYPES:
-            for narrow in (False, True):
-                host_blas.numpy_is_faster(dtype, narrow)
+            for kind in host_blas.KINDS:
+                host_blas.numpy_is_faster(dtype, kind)
 
 
 def _cache_env():
@@ -210,8 +224,8 @@ def parent_settings():
 
     settings = {name: value for name, value in vars(config).items()
                 if not name.startswith("_") and type(value) in (bool, int, float, str, type(None))}
-    blas = {(str(dtype), narrow): host_blas.numpy_is_faster(dtype, narrow)
-            for dtype in host_blas._DTYPES for narrow in (False, True)}
+    blas = {(str(dtype), kind): host_blas.numpy_is_faster(dtype, kind)
+            for dtype in host_blas._DTYPES for kind in host_blas.KINDS}
     return {"config": settings, "host_blas": blas}
 
 
@@ -230,7 +244,7 @@ def compile_in_child(pickled_input, env, settings):
         setattr(config, name, value)
     decisions = settings["host_blas"]
     measured = host_blas.numpy_is_faster
-    host_blas.numpy_is_faster = lambda dtype, narrow: decisions[(str(dtype), narrow)]
+    host_blas.numpy_is_faster = lambda dtype, kind: decisions[(str(dtype), kind)]
     try:
         clear_caches()   # as Inductor's own subprocess compile does: the parent may have cleared its tmpdirs
         torch._inductor.metrics.reset()
