@@ -1,17 +1,24 @@
-"""Compute large CPU matrix products with NumPy's BLAS where it beats torch's.
+"""Compute CPU matrix products with NumPy's BLAS where it beats torch's.
 
 NumPy ships OpenBLAS; torch's x86 CPU builds use MKL. On an AMD EPYC with one thread,
 MKL takes 2-3x OpenBLAS's time on products whose result has few columns (a one-hot
 matrix times points, a final layer with ten outputs), 5-15% more on square float64
-ones, and ties on square float32 ones; on Intel machines it may win. Code compiled from
-NumPy should not lose to NumPy on its own products, so ``UseHostBlas``, a post-grad Inductor pass, replaces large CPU
-``mm``/``bmm``/``addmm``/``baddbmm`` with ``npcompile::host_matmul`` — ``numpy.matmul``
-on zero-copy views of the tensors — where a measurement on this machine says NumPy is
-faster for that dtype and kind of product (narrow or square).
+ones, and ties on square float32 ones; on Intel machines it may win. On small products
+(a 32x64 by 64x128 layer: 10-30 us) MKL on that EPYC takes 1.5-2.5x OpenBLAS's time,
+which is most of a small NumPy function's time. Code compiled from NumPy should not
+lose to NumPy on its own products, so ``UseHostBlas``, a post-grad Inductor pass,
+replaces CPU ``mm``/``bmm``/``addmm``/``baddbmm`` with ``npcompile::host_matmul`` —
+``numpy.matmul`` on zero-copy views of the tensors — where a measurement on this machine
+says NumPy is faster for that dtype and kind of product (``KINDS``: small, or large and
+narrow or square).
+
+Inside Inductor the op is lowered to a plain extern call, ``numpy.matmul`` writing into
+the buffer Inductor allocated (``_host_matmul_out``), not to a call through torch's
+dispatcher: that costs ~3 us a product, as much as a small product's gain.
 
 ``npcompile.config.host_blas`` chooses: ``"auto"`` (measure, once per machine, dtype, kind
-and torch thread count: ``numpy_is_faster``), ``"numpy"`` (rewrite every large product)
-or ``"torch"`` (rewrite none). NumPy's BLAS runs with the threads it has (see
+and torch thread count: ``numpy_is_faster``), ``"numpy"`` (rewrite every product worth
+it) or ``"torch"`` (rewrite none). NumPy's BLAS runs with the threads it has (see
 ``benchmarks.conditions.set_numpy_blas_threads``).
 """
 import functools
@@ -23,10 +30,14 @@ from torch._inductor.custom_graph_pass import CustomGraphPass
 
 from .. import calibrations, config
 
-#: Least work (m*n*k, times the batch) worth rewriting. The op's Python call costs ~5 us
-#: more than torch's; from 2**20 on, products take 25 us (float32, square: the fastest
-#: kind) to 250 us (narrow) on that EPYC, and below it NumPy's gain on square ones is noise.
+#: Least work (m*n*k, times the batch) of a "large" product (kinds "square" and "narrow"):
+#: from 2**20 on, products take 25 us (float32, square: the fastest kind) to 250 us
+#: (narrow) on that EPYC. Products between ``MIN_SMALL_WORK`` and it are "small", a kind
+#: measured on its own (below 2**20 the two libraries' call costs decide, not their kernels).
 MIN_WORK = 2 ** 20
+#: Least work worth rewriting at all: below it (a 16x100 by 100x8 product takes ~3 us)
+#: the Python call costs about what NumPy saves.
+MIN_SMALL_WORK = 2 ** 14
 #: A product whose result has at most this many columns is "narrow", where MKL is weakest.
 NARROW = 16
 
@@ -61,6 +72,13 @@ def _host_matmul(a, b):
 _LIB.impl("host_matmul", _host_matmul, "CPU")
 
 
+def _host_matmul_out(a, b, out):
+    """The form Inductor calls: ``a @ b`` into ``out`` (its own C-contiguous buffer),
+    with no trip through torch's dispatcher (see the module docstring)."""
+    np.matmul(a.numpy(), b.numpy(), out=out.numpy())
+    return out
+
+
 @torch.library.register_fake("npcompile::host_matmul", lib=_LIB)
 def _host_matmul_fake(a, b):
     return a.new_empty(_product_shape(a, b))
@@ -70,8 +88,11 @@ host_matmul = torch.ops.npcompile.host_matmul.default
 
 
 # ---- calibration ----------------------------------------------------------------------
-#: One (m, k, n) product of each kind.
-_KINDS = {"square": (256, 256, 256), "narrow": (512, 512, 8)}
+#: One (m, k, n) product of each kind: large square, large narrow, small (a 32-row batch
+#: through a 64-wide layer into 64 outputs: ~5-10 us).
+_KINDS = {"square": (256, 256, 256), "narrow": (512, 512, 8), "small": (32, 64, 64)}
+#: The kinds, in the order the decisions key Inductor's cache.
+KINDS = tuple(_KINDS)
 #: At most this many rounds, and no new one after this many seconds: ~10 ms a kind on
 #: one quiet thread, but two BLAS thread pools fighting over busy cores can make each
 #: product take tens of milliseconds.
@@ -79,14 +100,20 @@ _ROUNDS = 7
 _SECONDS = 0.03
 #: NumPy must take at most this fraction of torch's time to be chosen.
 _CLEARLY_FASTER = 0.9
+#: A small product is timed over this many calls a round (one lasts microseconds, about
+#: the clock's and the loop's own cost): ~1 ms a round.
+_SMALL_CALLS = 50
 
 
-def numpy_is_faster(dtype, narrow):
-    """Whether ``host_matmul`` beats torch on CPU products of ``dtype`` whose result has
-    at most ``NARROW`` columns (``narrow``) or more, per ``config.host_blas``."""
+def numpy_is_faster(dtype, kind):
+    """Whether ``host_matmul`` beats torch on CPU products of ``dtype`` and ``kind`` (one of
+    ``KINDS``; ``product_kind`` tells a product's), per ``config.host_blas``. A bool
+    ``kind`` is the large kinds' older spelling: True for "narrow", False for "square"."""
+    if isinstance(kind, bool):
+        kind = "narrow" if kind else "square"
     mode = config.host_blas
     if mode == "auto":
-        return _measure(dtype, "narrow" if narrow else "square", torch.get_num_threads())
+        return _measure(dtype, kind, torch.get_num_threads())
     if mode not in ("numpy", "torch"):
         raise ValueError(f"npcompile.config.host_blas must be 'auto', 'numpy' or 'torch', not {mode!r}")
     return mode == "numpy"
@@ -105,16 +132,19 @@ def _time_both(dtype, kind):
     m, k, n = _KINDS[kind]
     rng = np.random.default_rng(0)   # NumPy's generator: leaves torch's random state alone
     a, b = (torch.from_numpy(rng.standard_normal(shape)).to(dtype) for shape in ((m, k), (k, n)))
-    best = {torch.mm: float("inf"), host_matmul: float("inf")}
+    out = torch.empty((m, n), dtype=dtype)
+    calls = _SMALL_CALLS if kind == "small" else 1
+    best = {torch.mm: float("inf"), _host_matmul_out: float("inf")}
     deadline = time.perf_counter() + _SECONDS
     for _ in range(_ROUNDS):
         for product, fastest in best.items():
             start = time.perf_counter()
-            product(a, b)
+            for _ in range(calls):
+                product(a, b, out=out)
             best[product] = min(fastest, time.perf_counter() - start)
         if time.perf_counter() > deadline:
             break
-    return best[host_matmul] < _CLEARLY_FASTER * best[torch.mm]
+    return best[_host_matmul_out] < _CLEARLY_FASTER * best[torch.mm]
 
 
 # ---- the pass ---------------------------------------------------------------------------
@@ -136,9 +166,21 @@ def _rewritable(node):
                 and all(isinstance(size, int) for size in value.shape)):
             return False
     result, a = values[0], values[1 + _PRODUCTS[node.target]]
-    if result.numel() * a.shape[-1] < MIN_WORK:
-        return False
-    return numpy_is_faster(result.dtype, narrow=result.shape[-1] <= NARROW)
+    kind = product_kind(result.shape, a.shape[-1])
+    return kind is not None and numpy_is_faster(result.dtype, kind)
+
+
+def product_kind(result_shape, inner):
+    """The kind (see ``KINDS``) of a product with result shape ``result_shape`` summing
+    over ``inner`` terms, or None when it is too small to be worth rewriting."""
+    work = inner
+    for size in result_shape:
+        work *= size
+    if work < MIN_SMALL_WORK:
+        return None
+    if work < MIN_WORK:
+        return "small"
+    return "narrow" if result_shape[-1] <= NARROW else "square"
 
 
 def _insert(graph, target, args, meta):
@@ -172,6 +214,35 @@ class UseHostBlas(CustomGraphPass):
     def uuid(self):
         """Changes with the decisions, so that Inductor's cache never reuses a graph
         compiled under other ones."""
-        decisions = "".join("N" if numpy_is_faster(dtype, narrow) else "T"
-                            for dtype in _DTYPES for narrow in (False, True))
-        return f"npcompile.host_blas.UseHostBlas/1:{decisions}:{MIN_WORK}:{NARROW}"
+        decisions = "".join("N" if numpy_is_faster(dtype, kind) else "T"
+                            for dtype in _DTYPES for kind in KINDS)
+        return f"npcompile.host_blas.UseHostBlas/2:{decisions}:{MIN_SMALL_WORK}:{MIN_WORK}:{NARROW}"
+
+
+#: The name Inductor's generated code calls ``_host_matmul_out`` by (``extern_kernels.<name>``).
+EXTERN_NAME = "npcompile_host_matmul"
+
+
+def lower_to_extern_call():
+    """Teach Inductor (once per process) to lower ``host_matmul`` to an extern call of
+    ``_host_matmul_out`` into a buffer it allocates, as it lowers ``mm`` to ``torch.mm``
+    with ``out=``: without this lowering it calls the op through torch's dispatcher.
+    Done when this module is imported (by every compile, before Inductor runs), so that
+    a graph loaded from Inductor's disk cache or compiled in another process finds the
+    name its code calls."""
+    from torch._inductor.kernel.mm_common import mm_args
+    from torch._inductor.lowering import lowerings, register_lowering
+    from torch._inductor.select_algorithm import ExternKernelChoice
+
+    if host_matmul in lowerings:
+        return
+    choice = ExternKernelChoice.lookup(EXTERN_NAME) or ExternKernelChoice(_host_matmul_out, name=EXTERN_NAME)
+
+    def lower(a, b):
+        *_, layout, a, b = mm_args(a, b)
+        return choice.bind((a, b), layout).output_node()
+
+    register_lowering(host_matmul, type_promotion_kind=None)(lower)
+
+
+lower_to_extern_call()

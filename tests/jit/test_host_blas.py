@@ -113,11 +113,31 @@ def test_pass_keeps_products_in_torch_when_torch_is_chosen(force):
     assert host_matmul not in _rewritten(products, *LARGE)
 
 
-def test_pass_keeps_small_products_in_torch(force):
+def test_pass_keeps_tiny_products_in_torch(force):
     force("numpy")
-    small = (_tensor(8), _tensor(16, 32), _tensor(32, 8), _tensor(8), _tensor(2, 8, 8), _tensor(2, 8, 8))
-    assert host_matmul not in _rewritten(products, *small)
-    assert (host_blas.MIN_WORK, host_blas.NARROW) == (2 ** 20, 16)   # the sizes here are chosen for these
+    tiny = (_tensor(8), _tensor(16, 32), _tensor(32, 8), _tensor(8), _tensor(2, 8, 8), _tensor(2, 8, 8))
+    assert host_matmul not in _rewritten(products, *tiny)
+    # the sizes here are chosen for these
+    assert (host_blas.MIN_SMALL_WORK, host_blas.MIN_WORK, host_blas.NARROW) == (2 ** 14, 2 ** 20, 16)
+
+
+SMALL = (_tensor(64), _tensor(32, 64), _tensor(64, 64),               # 2**17 each 2-D product
+         _tensor(16), _tensor(4, 16, 32), _tensor(4, 32, 16))         # 2**15 each batched one
+
+
+def test_pass_rewrites_small_products_when_numpy_is_chosen(force):
+    force("numpy")
+    targets = _rewritten(products, *SMALL)
+    assert targets.count(host_matmul) == 5 and targets.count(aten.add.Tensor) == 2
+
+
+@pytest.mark.parametrize("result_shape, inner, kind", [
+    ((16, 32), 31, None), ((16, 32), 32, "small"), ((4, 16, 16), 16, "small"),
+    ((1023, 1024), 1, "small"), ((1024, 16), 64, "narrow"), ((1024, 17), 64, "square"),
+    ((4, 256, 16), 256, "narrow"), ((0, 64), 64, None),
+])
+def test_product_kind_follows_the_work_and_the_result_width(result_shape, inner, kind):
+    assert host_blas.product_kind(result_shape, inner) == kind
 
 
 def test_pass_keeps_symbolic_shapes_other_devices_and_dtypes_and_scaled_adds(force):
@@ -129,12 +149,15 @@ def test_pass_keeps_symbolic_shapes_other_devices_and_dtypes_and_scaled_adds(for
     assert host_matmul not in _rewritten(lambda bias, a, b: (torch.addmm(bias, a, b, beta=2.0),), bias, a, b)
 
 
-def test_pass_follows_the_measured_decision_for_each_kind(force, monkeypatch):
+@pytest.mark.parametrize("chosen", host_blas.KINDS)
+def test_pass_follows_the_measured_decision_for_each_kind(force, monkeypatch, chosen):
     force("auto")
-    monkeypatch.setattr(host_blas, "_measure", lambda dtype, kind, threads: kind == "narrow")
-    a, narrow, square = _tensor(512, 256), _tensor(256, 16), _tensor(256, 17)
-    targets = _rewritten(lambda a, b, c: (a @ b, a @ c), a, narrow, square)
-    assert targets == [host_matmul, aten.mm.default]
+    monkeypatch.setattr(host_blas, "_measure", lambda dtype, kind, threads: kind == chosen)
+    a, narrow, square, small = _tensor(512, 256), _tensor(256, 16), _tensor(256, 17), _tensor(32, 64)
+    targets = _rewritten(lambda a, b, c, d, e: (a @ b, a @ c, d @ e), a, narrow, square, small, SMALL[2])
+    expected = {"narrow": 0, "square": 1, "small": 2}
+    assert [k for k, target in enumerate(targets) if target == host_matmul] == [expected[chosen]]
+    assert targets.count(aten.mm.default) == 2
 
 
 # ---- the pass inside Inductor -------------------------------------------------------------
@@ -178,7 +201,7 @@ MLP_ARGS = (_rng.standard_normal((256, 128)), _rng.standard_normal((128, 64)),
 def test_inductor_calls_the_host_op_when_numpy_is_forced(force):
     force("numpy")
     targets = _jit_with_pass(mlp, *MLP_ARGS)
-    assert targets.count(host_matmul) == 1         # 256*64*128 = 2**21; the last, 256*10*64, is small
+    assert targets.count(host_matmul) == 2         # 256*64*128 = 2**21 and 256*10*64 = 2.5 * 2**16
     targets = _jit_with_pass(batched_gram, _rng.standard_normal((4, 64, 96)).astype(np.float32),
                              _rng.standard_normal((4, 48, 96)).astype(np.float32), rtol=1e-4, atol=1e-4)
     assert targets.count(host_matmul) == 1
@@ -194,24 +217,61 @@ def test_inductor_keeps_torch_products_when_torch_is_forced_or_tensors_are_tiny(
     assert host_matmul not in targets and aten.mm.default in targets
 
 
+def _generated_code(fn, *args):
+    """The Python code Inductor generated for ``fn``'s graphs (compiled afresh)."""
+    from torch._inductor.utils import run_and_get_code
+
+    with torch._inductor.config.patch(fx_graph_cache=False):
+        result, sources = run_and_get_code(npcompile.jit(fn, backend="inductor"), *args)
+    np.testing.assert_allclose(result, fn(*args), rtol=1e-10, atol=1e-10)
+    return "\n".join(sources)
+
+
+@pytest.mark.inductor
+def test_inductor_calls_numpy_into_its_own_buffer_without_the_dispatcher(force):
+    """The op is lowered to a plain extern call writing into a buffer Inductor allocated
+    (the dispatcher's trip costs as much as a small product gains), also for products of
+    transposed views; under "torch" the same graph calls torch's mm."""
+    force("numpy")
+    x, w = _rng.standard_normal((32, 64)), _rng.standard_normal((64, 48))
+    code = _generated_code(lambda x, w: np.tanh(x @ w) @ w.T @ x.T, x, w)
+    assert code.count(f"extern_kernels.{host_blas.EXTERN_NAME}(") == 3
+    assert "torch.ops.npcompile" not in code and "extern_kernels.mm(" not in code
+    force("torch")
+    code = _generated_code(lambda x, w: np.tanh(x @ w) @ w.T @ x.T, x, w)
+    assert host_blas.EXTERN_NAME not in code and code.count("extern_kernels.mm(") == 3
+
+
+@pytest.mark.parametrize("a, b", [
+    (_tensor(3, 5).T, _tensor(3, 4)),
+    (_tensor(5, 7)[:, 1:4], _tensor(3, 8)[:, ::2]),
+    (_tensor(2, 3, 5).transpose(1, 2), _tensor(3, 2, 4, dtype=torch.float64).transpose(0, 1)),
+], ids=lambda t: str(tuple(t.stride())))
+def test_extern_form_writes_numpys_product_into_the_buffer(a, b):
+    out = torch.full((*a.shape[:-1], b.shape[-1]), float("nan"), dtype=a.dtype)
+    assert host_blas._host_matmul_out(a, b, out=out) is out
+    np.testing.assert_array_equal(out.numpy(), np.matmul(a.numpy(), b.numpy()))
+
+
 @pytest.mark.inductor
 def test_inductor_agrees_with_numpy_under_the_measured_decision(force):
     force("auto")
     points, labels = _rng.standard_normal((20000, 8)), _rng.integers(0, 8, 20000)
     targets = _jit_with_pass(one_hot_means, points, labels)
     assert (host_matmul in targets) != (aten.mm.default in targets)
-    assert (host_matmul in targets) == host_blas.numpy_is_faster(torch.float64, narrow=True)
+    assert (host_matmul in targets) == host_blas.numpy_is_faster(torch.float64, "narrow")
 
 
 # ---- calibration ----------------------------------------------------------------------------
 def test_calibration_is_a_cached_boolean_per_dtype_kind_and_thread_count(force):
     force("auto")
-    decisions = {(dtype, narrow): host_blas.numpy_is_faster(dtype, narrow)
-                 for dtype in (torch.float32, torch.float64) for narrow in (False, True)}
+    decisions = {(dtype, kind): host_blas.numpy_is_faster(dtype, kind)
+                 for dtype in (torch.float32, torch.float64) for kind in host_blas.KINDS}
     assert all(type(d) is bool for d in decisions.values())
     hits = host_blas._measure.cache_info().hits
     assert {key: host_blas.numpy_is_faster(*key) for key in decisions} == decisions
-    assert host_blas._measure.cache_info().hits == hits + 4
+    assert host_blas._measure.cache_info().hits == hits + 6
+    assert host_blas.numpy_is_faster(torch.float64, True) == decisions[(torch.float64, "narrow")]
 
     threads = torch.get_num_threads()
     misses = host_blas._measure.cache_info().misses
@@ -232,13 +292,14 @@ def test_calibration_stops_at_its_deadline(monkeypatch):
     step = host_blas._SECONDS / 3
     monkeypatch.setattr(host_blas, "time", types.SimpleNamespace(perf_counter=lambda: next(clock) * step))
     calls = []
-    real = host_blas.host_matmul
-    monkeypatch.setattr(host_blas, "host_matmul", lambda a, b: calls.append(1) or real(a, b))
+    real = host_blas._host_matmul_out
+    monkeypatch.setattr(host_blas, "_host_matmul_out", lambda a, b, out: calls.append(1) or real(a, b, out))
     for dtype in (torch.float32, torch.float64):
-        for kind in ("square", "narrow"):
+        for kind in host_blas.KINDS:
             calls.clear()
             assert isinstance(host_blas._time_both(dtype, kind), bool)
-            assert 1 <= len(calls) < host_blas._ROUNDS
+            per_round = host_blas._SMALL_CALLS if kind == "small" else 1
+            assert len(calls) % per_round == 0 and 1 <= len(calls) // per_round < host_blas._ROUNDS
 
 
 def test_mode_overrides_the_measurement_and_keys_the_cache(force, monkeypatch):
