@@ -134,12 +134,51 @@ def _ufunc_call(fn):
     return call
 
 
+# functions that call user code back: (argument position, keyword) of the callable(s)
+_CALLBACKS = {"apply_along_axis": (0, "func1d"), "apply_over_axes": (0, "func"), "fromfunction": (0, "function"),
+              "piecewise": (2, "funclist")}
+
+
+def _outside(callback):
+    """``callback``, user code the shim calls, run as user code: what it calls in the
+    shim hands it NumPy scalars, as NumPy's apply_along_axis gives its function."""
+    if not callable(callback):
+        return callback
+
+    @functools.wraps(callback)
+    def run(*args, **kwargs):
+        outer, _depth.inside = _depth.inside, False
+        try:
+            return callback(*args, **kwargs)
+        finally:
+            _depth.inside = outer
+    return run
+
+
+def _calling_back(fn, position, keyword):
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        if _tracing():
+            return fn(*args, **kwargs)
+        if keyword in kwargs:
+            kwargs[keyword] = _outside_all(kwargs[keyword])
+        elif len(args) > position:
+            args = (*args[:position], _outside_all(args[position]), *args[position + 1:])
+        return fn(*args, **kwargs)
+    return call
+
+
+def _outside_all(value):
+    return [_outside(v) for v in value] if isinstance(value, (list, tuple)) else _outside(value)
+
+
 def _wrap_module(module, names):
     for name in names:
         value = module.__dict__.get(name) if isinstance(module, type(functools)) else module.get(name)
         if inspect.isfunction(value) and not getattr(value, "__wrapped_by_boundary__", False) \
                 and value.__module__.startswith("torch_numpy_shim") and name != "to_numpy":
-            wrapped = public(value, _out_position(value))
+            inner = _calling_back(value, *_CALLBACKS[name]) if name in _CALLBACKS else value
+            wrapped = public(inner, _out_position(value))
             if isinstance(module, dict):
                 module[name] = wrapped
             else:

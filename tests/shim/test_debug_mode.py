@@ -325,3 +325,25 @@ def test_containers_handed_back_keep_their_identity():
         assert xp.diff(x, n=0) is x
     check_exact(lambda xp: xp.divmod(xp.arange(3)[1], 2))
     check_exact(lambda xp: xp.linalg.slogdet(xp.eye(2)))
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp, f: xp.apply_along_axis(f, 0, xp.arange(6.0).reshape(2, 3)),
+    lambda xp, f: xp.apply_along_axis(func1d=f, axis=1, arr=xp.arange(6.0).reshape(2, 3)),
+    lambda xp, f: xp.piecewise(xp.arange(4.0), [xp.arange(4.0) > 1], [f, 0.5]),
+    lambda xp, f: xp.fromfunction(lambda i: f(i) + i, (3,)),
+])
+def test_user_callbacks_see_numpy_scalars(call):
+    """Functions that call user code back (apply_along_axis, piecewise, fromfunction)
+    run it as user code: its own calls into the module get NumPy scalars."""
+    def run(xp):
+        seen = []
+
+        def f(v):
+            total = xp.sum(v)
+            seen.append(type(total))
+            return total * xp.ones_like(v) if xp.ndim(v) and v.shape != (3,) and v.shape != (2,) else total
+        return call(xp, f), seen
+    (np_result, np_seen), (sh_result, sh_seen) = run(numpy), run(shim)
+    assert sh_seen == np_seen and np_seen
+    assert_same(np_result, shim.to_numpy(sh_result))
