@@ -10,6 +10,7 @@ and then stored the way NumPy stores them (``out=``, ``where=``, scalars for 0-d
 """
 import builtins
 import functools
+import warnings
 
 import numpy
 import torch
@@ -20,6 +21,7 @@ from ._coerce import asarray, cast_tensor, numpy_target, writes_numpy
 from ._errors import UFuncInputCastingError, UFuncOutputCastingError, UnsupportedError
 from ._ndarray import ndarray
 from ._normalize import NO_VALUE, normalize_axis, normalize_axis_tuple, where_mask
+from ._numpy_version import NUMPY_2_5
 from ._promotion import PY_SCALARS
 
 __all__ = ["ufunc"]
@@ -726,7 +728,11 @@ round = around  # noqa: A001 - NumPy's name
 
 
 def fix(x, out=None):
-    """Round towards zero: ceil, then floor where x >= 0 (NumPy's own definition)."""
+    """Round towards zero: ceil, then floor where x >= 0 (NumPy's own definition;
+    deprecated for trunc in NumPy 2.5)."""
+    if NUMPY_2_5:
+        warnings.warn("numpy.fix is deprecated. Use numpy.trunc instead, which is faster and follows the "
+                      "Array API standard.", DeprecationWarning, stacklevel=2)
     result = ceil(x, out=out)
     if not isinstance(result, ndarray) or result.ndim == 0 and out is None:
         result = ndarray._wrap(result._t.clone())
