@@ -48,7 +48,7 @@ loop_chunk_trips = 8
 #: Graph nodes a chunk may take (fewer iterations where they would pass it): a body of
 #: more than half of it is traced once per body graph. Inductor's time grows faster than
 #: the graph, and a large body's per-call overhead is small beside its own work.
-loop_chunk_nodes = 250
+loop_chunk_nodes = 400
 #: Maximum depth of inlined user-function calls.
 inline_depth_limit = 64
 
