@@ -47,13 +47,14 @@ def post_grad_passes():
     no-op removal would drop the copy the rewrite makes."""
     from .byte_widening import WidenBytes
     from .complex_lowering import SplitComplex
+    from .fast_tanh import TanhFromExp
     from .host_blas import UseHostBlas
     from .rolls import InnermostRollsAsSlices
     from .scatter_writes import WriteScattersInPlace
     from .stencils import StoreStencilInputs
 
     return torch._inductor.config.patch(
-        post_grad_custom_pre_pass=_then_users([SplitComplex(), UseHostBlas(), InnermostRollsAsSlices(),
+        post_grad_custom_pre_pass=_then_users([SplitComplex(), UseHostBlas(), TanhFromExp(), InnermostRollsAsSlices(),
                                                StoreStencilInputs(), WidenBytes()],
                                               "post_grad_custom_pre_pass"),
         post_grad_custom_post_pass=_then_users([WriteScattersInPlace()], "post_grad_custom_post_pass"))
