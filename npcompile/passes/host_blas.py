@@ -113,17 +113,57 @@ def numpy_is_faster(dtype, kind):
         kind = "narrow" if kind else "square"
     mode = config.host_blas
     if mode == "auto":
-        return _measure(dtype, kind, torch.get_num_threads())
+        return _measure(dtype, kind, torch.get_num_threads(), numpy_blas_threads())
     if mode not in ("numpy", "torch"):
         raise ValueError(f"npcompile.config.host_blas must be 'auto', 'numpy' or 'torch', not {mode!r}")
     return mode == "numpy"
 
 
 @functools.cache
-def _measure(dtype, kind, threads):
-    """The decision for ``dtype``, ``kind`` and ``threads``, measured once per machine and
-    shared by its processes (it keys Inductor's disk cache: see ``npcompile.calibrations``)."""
-    return calibrations.shared("host_blas", [str(dtype), kind, threads], lambda: _time_both(dtype, kind))
+def _measure(dtype, kind, threads, blas_threads):
+    """The decision for ``dtype``, ``kind``, torch's ``threads`` and NumPy's ``blas_threads``,
+    measured once per machine and shared by its processes (it keys Inductor's disk cache:
+    see ``npcompile.calibrations``). NumPy's count is part of the key: an OpenBLAS with two
+    threads on a busy two-core machine loses to MKL on one, and the same OpenBLAS on one
+    thread wins by 2x; a decision measured under the one must not be read under the other.
+    (The last part of the key is the measurement's version.)"""
+    return calibrations.shared("host_blas", [str(dtype), kind, threads, blas_threads, 2],
+                               lambda: _time_both(dtype, kind))
+
+
+_OPENBLAS_GETTERS = ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads",
+                     "openblas_get_num_threads64_", "openblas_get_num_threads")
+
+
+def numpy_blas_threads():
+    """The threads NumPy's OpenBLAS runs a product on now (set by threadpoolctl, by
+    ``OPENBLAS_NUM_THREADS`` or by the caller), or None where it cannot be read."""
+    getter = _openblas_getter()
+    return None if getter is None else int(getter())
+
+
+@functools.cache
+def _openblas_getter():
+    """OpenBLAS's thread-count function in a library this process has loaded (NumPy's),
+    found once: its path in /proc/self/maps, where it exists."""
+    import ctypes
+
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = sorted({line.split()[-1] for line in maps if "openblas" in line.lower() and "/" in line})
+    except OSError:
+        return None
+    for path in paths:
+        try:
+            library = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for name in _OPENBLAS_GETTERS:
+            if hasattr(library, name):
+                getter = getattr(library, name)
+                getter.restype = ctypes.c_int
+                return getter
+    return None
 
 
 def _time_both(dtype, kind):

@@ -152,7 +152,7 @@ def test_pass_keeps_symbolic_shapes_other_devices_and_dtypes_and_scaled_adds(for
 @pytest.mark.parametrize("chosen", host_blas.KINDS)
 def test_pass_follows_the_measured_decision_for_each_kind(force, monkeypatch, chosen):
     force("auto")
-    monkeypatch.setattr(host_blas, "_measure", lambda dtype, kind, threads: kind == chosen)
+    monkeypatch.setattr(host_blas, "_measure", lambda dtype, kind, *threads: kind == chosen)
     a, narrow, square, small = _tensor(512, 256), _tensor(256, 16), _tensor(256, 17), _tensor(32, 64)
     targets = _rewritten(lambda a, b, c, d, e: (a @ b, a @ c, d @ e), a, narrow, square, small, SMALL[2])
     expected = {"narrow": 0, "square": 1, "small": 2}
@@ -281,6 +281,26 @@ def test_calibration_is_a_cached_boolean_per_dtype_kind_and_thread_count(force):
     finally:
         torch.set_num_threads(threads)
     assert host_blas._measure.cache_info().misses == misses + 1
+
+
+def test_calibration_is_keyed_by_numpys_blas_thread_count_too(force, monkeypatch):
+    """An OpenBLAS on two threads and one on one thread decide differently on a busy
+    machine: the count NumPy runs with is part of the decision's key."""
+    from benchmarks.conditions import set_numpy_blas_threads
+
+    force("auto")
+    before = host_blas.numpy_blas_threads()
+    assert isinstance(before, int) and before >= 1       # NumPy's wheels ship OpenBLAS
+    keys = []
+    monkeypatch.setattr(host_blas, "_measure", lambda *key: keys.append(key) or True)
+    try:
+        for threads in (1, 2):
+            assert set_numpy_blas_threads(threads)
+            assert host_blas.numpy_blas_threads() == threads
+            host_blas.numpy_is_faster(torch.float64, "small")
+    finally:
+        set_numpy_blas_threads(before)
+    assert [key[-1] for key in keys] == [1, 2] and keys[0][:-1] == keys[1][:-1]
 
 
 def test_calibration_stops_at_its_deadline(monkeypatch):
