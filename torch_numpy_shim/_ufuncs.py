@@ -410,10 +410,19 @@ class ufunc:
         """``initial`` OP x0 OP x1 ... in order: an order-dependent ufunc (subtract,
         power, divide) applies ``initial`` first, not to the reduced rest."""
         values = K.last_axis(x, axes) if axes else x.unsqueeze(-1)
-        acc = start.expand(values.shape[:-1])
-        for i in range(values.shape[-1]):
+        return self._left_fold(start.expand(values.shape[:-1]), values, 0, loop_dt, x.shape, axes)
+
+    def _left_fold(self, acc, values, first, loop_dt, shape, axes):
+        """acc OP values[..., first] OP ... along the last axis. NumPy's float16 subtract
+        and divide, reducing along the innermost axis, keep the running value in float32
+        and round once at the end (its half loops' reduce branch), so they do here too."""
+        in_float32 = loop_dt.torch == torch.float16 and self.__name__ in ("subtract", "divide") and \
+            len(axes) == 1 and all(n == 1 for n in shape[axes[0] + 1:])
+        if in_float32:
+            acc, values, loop_dt = acc.float(), values.float(), _dtypes.float32.dtype
+        for i in range(first, values.shape[-1]):
             acc = self._binary_tensor(acc, values[..., i], loop_dt)
-        return acc.clone()
+        return acc.half() if in_float32 else acc.clone()
 
     def _reduce_tensor(self, x, axes, loop_dt):
         """Reduce a non-empty tensor over ``axes`` with NumPy's order of operations."""
@@ -425,10 +434,7 @@ class ufunc:
         moved = K.last_axis(x, axes)
         if self._reorderable:
             return self._tree_fold(moved, loop_dt)
-        acc = moved[..., 0]
-        for i in range(1, moved.shape[-1]):
-            acc = self._binary_tensor(acc, moved[..., i], loop_dt)
-        return acc.clone()
+        return self._left_fold(moved[..., 0], moved, 1, loop_dt, x.shape, axes)
 
     def _tree_fold(self, t, loop_dt):
         """Pairwise reduction of the last axis: log-depth for reorderable ufuncs."""
