@@ -272,6 +272,24 @@ def test_a_small_graph_calling_a_library_kernel_still_runs_under_one_thread(poli
     assert seen == [1]     # recorded: Inductor did not mark the graph single_threaded
 
 
+def test_a_small_graph_whose_products_go_to_numpys_blas_runs_under_one_thread(policy, monkeypatch):
+    """A small product computed by NumPy's BLAS (host_blas) is still a library call: the
+    graph's call is wrapped and gets one thread, with the product where host_blas put it."""
+    from torch._inductor.utils import run_and_get_code
+
+    from npcompile.passes import host_blas
+
+    monkeypatch.setattr(config, "host_blas", "numpy")
+    seen = []
+    jitted = npcompile.jit(lambda a, b: np.tanh(a @ b) @ b, backend=recording_inductor(seen))
+    a, b = np.linspace(-1.0, 1.0, 2048).reshape(32, 64), np.eye(64) * 0.5   # 2**17 multiply-adds each
+    with torch._inductor.config.patch(fx_graph_cache=False):
+        result, codes = run_and_get_code(jitted, a, b)
+    np.testing.assert_allclose(result, np.tanh(a @ b) @ b, rtol=1e-12)
+    assert "\n".join(codes).count(f"extern_kernels.{host_blas.EXTERN_NAME}(") == 2
+    assert seen == [1]
+
+
 @pytest.mark.parametrize("line, calls", [
     ("extern_kernels.mm(arg0_1, arg1_1, out=buf0)", True),
     ("buf1 = torch.ops.aten.cumsum.default(buf0, 1)", True),
