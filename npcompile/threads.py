@@ -319,6 +319,11 @@ class ThreadsFor:
 
     def _run(self, fn, args, spread):
         current = torch.get_num_threads()
+        if current == 1 and config.threads == "auto":
+            # the caller's limit is one thread: what threads_for would say, without its
+            # look-ups (a loop resuming tiny graphs pays them on every segment)
+            contention.ours = 1
+            return fn(*args) if spread else fn(args)
         work = self.work if self.scale is None else self.work + self.scale * tensor_bytes(args)
         wanted = contention.ours = threads_for(work, current)
         if wanted == current:

@@ -100,6 +100,21 @@ def test_threads_for_wrapper_sets_and_restores_the_count(policy):
     assert seen == [1, 4] and torch.get_num_threads() == 4
 
 
+def test_threads_for_wrapper_under_a_limit_of_one_runs_on_one_without_choosing(policy, monkeypatch):
+    """A caller limited to one thread gets one, without the look-ups of ``threads_for``;
+    a fixed ``config.threads`` still decides (it may ask for more than torch's count)."""
+    seen = []
+    call = threads.ThreadsFor(lambda *ts: seen.append(torch.get_num_threads()), work=64 << 20, scale=None)
+    torch.set_num_threads(1)
+    chosen = threads.threads_for
+    monkeypatch.setattr(threads, "threads_for", lambda *a: pytest.fail("chose under a limit of one"))
+    call(torch.ones(1))
+    monkeypatch.setattr(threads, "threads_for", chosen)
+    monkeypatch.setattr(config, "threads", 3)
+    call(torch.ones(1))
+    assert seen == [1, 3] and torch.get_num_threads() == 1 and threads.contention.ours == 3
+
+
 def test_threads_for_wrapper_keeps_the_boxed_form(policy):
     seen = []
     inner = lambda *ts: None   # noqa: E731
