@@ -12,10 +12,10 @@ import builtins
 import dataclasses
 import inspect
 import time
-import warnings
 
 import numpy as np
 
+from npcompile import probe_warnings
 from npcompile.native.fenv import FENV, UNDERFLOW
 from npcompile.native.kinds import SUPPORTED, Array, NoneT, NotNative, Py, Scalar, Tup, of_value
 
@@ -208,8 +208,7 @@ def try_compile(fn, args, kwargs=None, *, loop_kernels_only=True):
     signature_types = tuple(_numba_type(numba, values[n]) for n in names)
     start = time.perf_counter()
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", numba.NumbaPerformanceWarning)
+        with probe_warnings.silenced(numba.NumbaPerformanceWarning):
             compiled = numba.njit(signature_types, boundscheck=True, error_model="python", cache=False,
                                   nogil=True)(namespace[f"{PREFIX}kernel"])
     except Exception as exc:  # noqa: BLE001 - numba refused the generated code

@@ -9,9 +9,10 @@ values of those kinds, so NumPy's promotion rules (NEP 50 included) hold by cons
 """
 import dataclasses
 import operator
-import warnings
 
 import numpy as np
+
+from npcompile import probe_warnings
 
 # dtypes whose arithmetic the generated code reproduces exactly; others are refused
 SUPPORTED = {np.dtype(n) for n in ("bool", "int8", "int16", "int32", "int64", "float32", "float64")}
@@ -144,8 +145,7 @@ def numpy_result(fn, *types):
     results = []
     for combo in _combos(types):
         try:
-            with warnings.catch_warnings(), np.errstate(all="ignore"):
-                warnings.simplefilter("ignore")
+            with probe_warnings.silenced(), np.errstate(all="ignore"):   # errstate is per thread
                 value = fn(*combo)
         except Exception as exc:  # noqa: BLE001 - NumPy refuses these types: so do we
             raise NotNative(f"NumPy raises {type(exc).__name__} for these types") from None

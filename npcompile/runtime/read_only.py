@@ -11,10 +11,11 @@ Both are generated into each entry's call function and cost nothing for graphs t
 neither write into inputs nor return views of them.
 """
 import re
-import warnings
 
 import numpy
 import torch
+
+from .. import probe_warnings
 
 _CONVERSION = re.compile(r"_array\(out\[(\d+)\]\)")
 
@@ -83,6 +84,5 @@ def silence_torch_warning():
         _silenced.append(True)
         frozen = numpy.zeros(1)
         frozen.flags.writeable = False
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
+        with probe_warnings.silenced():
             torch.from_numpy(frozen)
