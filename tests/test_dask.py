@@ -15,12 +15,12 @@ import dask
 import dask.array as da
 import numpy as np
 import pytest
-import torch
 from distributed import Client, LocalCluster
 
 import npcompile
 import npcompile.dask as nd
 from npcompile import threads
+from tests.jit.harness import recording_backend
 from tests.oracle import assert_same
 
 SHAPE, CHUNKS = (1000, 700), (300, 300)   # edge chunks of 100 rows / columns
@@ -96,16 +96,6 @@ def _recorded_warnings():
 def warm_start(x):
     """Compiled by the warm-start test only (so its first compile is a cache miss)."""
     return np.tanh(x) * 0.5 + 2.0
-
-
-def recording_backend(seen):
-    """A backend running the graph op by op that records torch's thread count inside each call."""
-    def backend(gm, example_inputs):
-        def call(*args):
-            seen.append(torch.get_num_threads())
-            return gm(*args)
-        return call
-    return backend
 
 
 @pytest.fixture(scope="module")

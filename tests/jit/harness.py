@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+import torch
 
 import npcompile
 from tests.layouts import clone_arrays
@@ -149,3 +150,13 @@ def corpus(cases, xfail=None):
             (fn, *args), name, kwargs = row, row[0].__name__, {}
         marks = [pytest.mark.xfail(strict=True, reason=xfail[name])] if name in xfail else []
         yield pytest.param(fn, tuple(args), kwargs, id=name, marks=marks)
+
+
+def recording_backend(seen):
+    """A backend running the graph op by op that records torch's thread count inside each call."""
+    def backend(gm, example_inputs):
+        def call(*args):
+            seen.append(torch.get_num_threads())
+            return gm(*args)
+        return call
+    return backend

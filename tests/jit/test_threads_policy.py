@@ -14,6 +14,7 @@ import torch
 
 import npcompile
 from npcompile import backends, calibrations, config, threads
+from tests.jit.harness import recording_backend
 
 
 @pytest.fixture
@@ -27,16 +28,6 @@ def policy(monkeypatch):
     torch.set_num_threads(4)
     yield
     torch.set_num_threads(before)
-
-
-def recording_backend(seen):
-    """A backend running the graph op by op that records torch's thread count inside each call."""
-    def backend(gm, example_inputs):
-        def call(*args):
-            seen.append(torch.get_num_threads())
-            return gm(*args)
-        return call
-    return backend
 
 
 def scaled(a):
