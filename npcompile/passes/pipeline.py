@@ -44,8 +44,7 @@ def post_grad_passes():
     """The passes Inductor runs on the post-grad graph before its own pattern passes and
     after them: ours, then any pass already set in Inductor's config (a user's), which
     would otherwise be replaced. Scatters are rewritten late, as Inductor's own
-    no-op removal would drop the copy the rewrite makes. Inductor's vector width is part
-    of the patch so that a width one graph's pass chose ends with that graph's compile."""
+    no-op removal would drop the copy the rewrite makes."""
     from .byte_widening import WidenBytes
     from .complex_lowering import SplitComplex
     from .fast_tanh import TanhFromExp
@@ -53,14 +52,11 @@ def post_grad_passes():
     from .rolls import InnermostRollsAsSlices
     from .scatter_writes import WriteScattersInPlace
     from .stencils import StoreStencilInputs
-    from .vector_width import ShortReductionsAt256
 
     return torch._inductor.config.patch(
         post_grad_custom_pre_pass=_then_users([SplitComplex(), UseHostBlas(), TanhFromExp(), InnermostRollsAsSlices(),
-                                               StoreStencilInputs(), WidenBytes(), ShortReductionsAt256()],
+                                               StoreStencilInputs(), WidenBytes()],
                                               "post_grad_custom_pre_pass"),
-        # ShortReductionsAt256 may set the vector width for one graph's code: restored after it
-        **{"cpp.simdlen": torch._inductor.config.cpp.simdlen},
         post_grad_custom_post_pass=_then_users([WriteScattersInPlace()], "post_grad_custom_post_pass"))
 
 

@@ -22,7 +22,6 @@ from npcompile.passes import (
     rolls,
     scatter_writes,
     stencils,
-    vector_width,
 )
 from npcompile.passes.pipeline import post_grad_passes
 from npcompile.trace import resident as residency
@@ -142,7 +141,7 @@ def test_each_pass_states_whether_it_is_for_cpp_only():
     assert len(PASSES) >= 8 and set(CPP_ONLY) | set(EVERY_DEVICE) == set(PASSES)   # each says, as a bool
     # work-arounds for the C++ code generator, or host compute: never on a CUDA graph
     assert {byte_widening.WidenBytes, rolls.InnermostRollsAsSlices, host_blas.UseHostBlas,
-            fast_tanh.TanhFromExp, vector_width.ShortReductionsAt256} <= set(CPP_ONLY)
+            fast_tanh.TanhFromExp} <= set(CPP_ONLY)
     assert {complex_lowering.SplitComplex, scatter_writes.WriteScattersInPlace,
             stencils.StoreStencilInputs} <= set(EVERY_DEVICE)
 
