@@ -27,6 +27,7 @@ import numpy
 import torch
 
 from . import _coerce, _dtypes, _flatiter, _ufuncs, fft, linalg, random
+from ._fp_errors import tracing
 from ._index_tricks import AxisConcatenator
 from ._ndarray import ndarray
 
@@ -50,9 +51,7 @@ def as_inside():
         _depth.inside = outer
 
 
-def _tracing():
-    """A torch dispatch mode (make_fx's proxy mode, a FakeTensorMode) is active."""
-    return torch._C._len_torch_dispatch_stack() > 0
+_tracing = tracing   # one test for "torch is tracing", shared with the error reports
 
 
 def _outward(value, targets):

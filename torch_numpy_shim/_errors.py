@@ -5,7 +5,10 @@ import contextlib
 import numpy
 from numpy.exceptions import AxisError, ComplexWarning
 
-__all__ = ["UnsupportedError", "UnsupportedName", "AxisError", "ComplexWarning", "LinAlgError", "errstate"]
+from ._fp_errors import tracing
+
+__all__ = ["UnsupportedError", "UnsupportedName", "AxisError", "ComplexWarning", "LinAlgError", "errstate",
+           "seterr", "geterr", "seterrcall", "geterrcall"]
 
 LinAlgError = numpy.linalg.LinAlgError
 # NumPy's own (private) classes for ufunc casting failures, so callers catch what NumPy raises
@@ -23,28 +26,65 @@ class UnsupportedName(UnsupportedError, AttributeError):
     callers, and an AttributeError for ``hasattr`` and ``getattr(..., default)``."""
 
 
-class errstate:
-    """``np.errstate(...)``: the shim computes with torch, which never warns or raises on
-    floating-point errors, so 'ignore' (and NumPy's default 'warn', minus the warning)
-    are honoured by doing nothing; 'raise', 'call' and 'print' cannot be and are refused."""
+_UNSET = object()
+_TRAPPING = frozenset({"raise", "call", "print", "log"})
 
-    def __init__(self, *, call=None, all=None, divide=None, over=None, under=None, invalid=None):
+
+class errstate(numpy.errstate):
+    """``np.errstate(...)``: NumPy's own, so the modes it sets are those the shim's eager
+    computations report by (``_fp_errors``), and NumPy's are read alike. While torch
+    traces (npcompile), it changes nothing: compiled code cannot trap floating-point
+    errors, so the modes that would need it ('raise', 'call', 'print', 'log') are
+    refused there and the tracer leaves the code to NumPy."""
+
+    __slots__ = ("_traced",)
+
+    def __init__(self, *, call=_UNSET, all=None, divide=None, over=None, under=None, invalid=None):
         modes = {all, divide, over, under, invalid} - {None}
-        unknown = modes - {"ignore", "warn", "raise", "call", "print", "log"}
+        unknown = modes - {"ignore", "warn"} - _TRAPPING
         if unknown:
             raise ValueError(f"invalid floating-point error mode {sorted(unknown)[0]!r}")
-        if call is not None or modes & {"raise", "call", "print", "log"}:
-            raise UnsupportedError(f"errstate with modes {sorted(modes)}: the shim cannot trap "
-                                   "floating-point errors")
+        self._traced = tracing()
+        if self._traced and (call is not _UNSET or modes & _TRAPPING):
+            raise UnsupportedError(f"errstate with modes {sorted(modes)} while tracing: compiled "
+                                   "code cannot trap floating-point errors")
+        kwargs = {} if call is _UNSET else {"call": call}
+        super().__init__(all=all, divide=divide, over=over, under=under, invalid=invalid, **kwargs)
 
     def __enter__(self):
-        return self
+        return self if self._traced else super().__enter__()
 
     def __exit__(self, *exc_info):
-        return False
+        return False if self._traced else super().__exit__(*exc_info)
 
     def __call__(self, fn):
-        return fn
+        return fn if self._traced else super().__call__(fn)
+
+
+def seterr(all=None, divide=None, over=None, under=None, invalid=None):
+    """NumPy's ``seterr`` (the state is NumPy's); refused while tracing, like errstate."""
+    _refuse_while_tracing("seterr")
+    return numpy.seterr(all=all, divide=divide, over=over, under=under, invalid=invalid)
+
+
+def seterrcall(func):
+    """NumPy's ``seterrcall``; refused while tracing."""
+    _refuse_while_tracing("seterrcall")
+    return numpy.seterrcall(func)
+
+
+def geterr():
+    return numpy.geterr()
+
+
+def geterrcall():
+    return numpy.geterrcall()
+
+
+def _refuse_while_tracing(name):
+    if tracing():
+        raise UnsupportedError(f"np.{name} while tracing: compiled code cannot change the "
+                               "floating-point error state")
 
 
 _check_collector = None   # a list while npcompile traces a graph (see collecting_checks)

@@ -15,7 +15,7 @@ import warnings
 import numpy
 import torch
 
-from . import _dtypes, _flipped, _promotion
+from . import _dtypes, _flipped, _fp_errors, _promotion
 from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor, numpy_target, writes_numpy
 from ._errors import UFuncInputCastingError, UFuncOutputCastingError, UnsupportedError
@@ -276,7 +276,7 @@ class ufunc:
         else:
             tensors = [cast_tensor(o._t, dt) if isinstance(o, ndarray) else _scalar_tensor(o, dt)
                        for o, dt in zip(operands, loop_in)]
-            results = self._compute(tensors, loop_out, self._kernel_for(operands, loop_in, shape))
+            results = self._compute(tensors, loop_out, self._kernel_for(operands, loop_in, shape), mask)
         stored = tuple(_store(r, dt, o, mask, shape, self._np, casting, i)
                        for i, (r, dt, o) in enumerate(zip(results, loop_out, outs)))
         return stored[0] if self.nout == 1 else stored
@@ -296,16 +296,21 @@ class ufunc:
             raise ValueError("Integers to negative integer powers are not allowed.")
         return K.power_of_nonnegative
 
-    def _compute(self, tensors, loop_out, kernel=None):
-        """Run the kernel on compute dtypes; return one tensor per output, in loop dtypes."""
+    def _compute(self, tensors, loop_out, kernel=None, mask=None):
+        """Run the kernel on compute dtypes; return one tensor per output, in loop dtypes.
+        Eager, the floating-point errors NumPy's loop would raise are reported (only
+        where ``mask``, the where= mask, holds)."""
         kernel = self._kernel if kernel is None else kernel
         if self.__name__ in _COMPARISONS and {t.dtype for t in tensors} == {torch.int64, torch.uint64}:
             return (K.compare_int64_with_uint64(self._kernel, *tensors),)
-        tensors, restore = self._to_compute_dtypes(tensors)
-        results = kernel(*tensors)
+        computed, restore = self._to_compute_dtypes(tensors)
+        results = kernel(*computed)
         if not isinstance(results, tuple):
             results = (results,)
-        return tuple(_to_dtype(restore(r), dt) for r, dt in zip(results, loop_out))
+        results = tuple(_to_dtype(restore(r), dt) for r, dt in zip(results, loop_out))
+        if self.__name__ not in _fp_errors.QUIET and _fp_errors.watching():
+            _fp_errors.report(_fp_errors.flags(self.__name__, tensors, results, mask), self.__name__)
+        return results
 
     def _to_compute_dtypes(self, tensors):
         kinds = {t.dtype for t in tensors}
@@ -335,6 +340,12 @@ class ufunc:
 
     def reduce(self, array, axis=0, dtype=None, out=None, keepdims=False, initial=NO_VALUE,
                where=True):
+        if _fp_errors.watching() and self.__name__ not in _fp_errors.QUIET:
+            with _fp_errors.as_one("reduce"):   # each step's errors, reported once
+                return self._reduce(array, axis, dtype, out, keepdims, initial, where)
+        return self._reduce(array, axis, dtype, out, keepdims, initial, where)
+
+    def _reduce(self, array, axis, dtype, out, keepdims, initial, where):
         self._require_binary("reduce")
         arr = asarray(array)
         out = _single_out(out)
@@ -430,6 +441,8 @@ class ufunc:
             return x.clone()
         fast = K.fast_reduce(self.__name__, x, axes)
         if fast is not None:
+            if _fp_errors.watching():
+                _fp_errors.report(_fp_errors.reduction_flags(self.__name__, x, axes, fast), "reduce")
             return fast
         moved = K.last_axis(x, axes)
         if self._reorderable:
@@ -446,6 +459,12 @@ class ufunc:
         return t[..., 0].clone()
 
     def accumulate(self, array, axis=0, dtype=None, out=None):
+        if _fp_errors.watching() and self.__name__ not in _fp_errors.QUIET:
+            with _fp_errors.as_one("accumulate"):
+                return self._accumulate(array, axis, dtype, out)
+        return self._accumulate(array, axis, dtype, out)
+
+    def _accumulate(self, array, axis, dtype, out):
         self._require_binary("accumulate")
         arr = asarray(array)
         out = _single_out(out)
@@ -457,6 +476,8 @@ class ufunc:
         fast = K.fast_accumulate(self.__name__, x, ax)
         if fast is not None:
             result = fast
+            if _fp_errors.watching():
+                _fp_errors.report(_fp_errors.reduction_flags(self.__name__, x, None, fast), "accumulate")
         elif x.shape[ax] == 0:
             result = x.clone()
         else:
@@ -471,6 +492,12 @@ class ufunc:
 
     def reduceat(self, array, indices, axis=0, dtype=None, out=None):
         """Reductions over index ranges; the slice bounds are data, so they are read."""
+        if _fp_errors.watching() and self.__name__ not in _fp_errors.QUIET:
+            with _fp_errors.as_one("reduceat"):
+                return self._reduceat(array, indices, axis, dtype, out)
+        return self._reduceat(array, indices, axis, dtype, out)
+
+    def _reduceat(self, array, indices, axis, dtype, out):
         self._require_binary("reduceat")
         arr = asarray(array)
         out = _single_out(out)
@@ -508,7 +535,14 @@ class ufunc:
     @_flipped.writes(1)
     @writes_numpy(1)
     def at(self, a, indices, b=None, /):
-        """Unbuffered in place: repeated indices apply the operation again each time."""
+        """Unbuffered in place: repeated indices apply the operation again each time.
+        NumPy names a unary ufunc's errors 'at', a binary one's by the ufunc."""
+        if _fp_errors.watching() and self.__name__ not in _fp_errors.QUIET:
+            with _fp_errors.as_one("at" if self.nin == 1 else self.__name__):
+                return self._at(a, indices, b)
+        return self._at(a, indices, b)
+
+    def _at(self, a, indices, b):
         if not isinstance(a, ndarray):
             raise TypeError("first operand must be an array")
         if (b is None) != (self.nin == 1):
