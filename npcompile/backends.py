@@ -1,31 +1,14 @@
 """Backends turn a captured aten graph into a callable, like torch.compile's:
 ``backend(gm, example_inputs) -> callable``. The ladder eager -> aot_eager -> inductor is
 the one the seeds recommend for bisecting a failure. A backend may return a
-``CompiledGraph`` to offer the runtime more than a plain callable."""
+``CompiledGraph`` (npcompile/compiled.py) to offer the runtime more than a plain callable."""
 import contextlib
 import re
 
 import torch
 
 from . import threads
-
-
-class CompiledGraph:
-    """A compiled graph that says how the runtime may call it: ``graph(*tensors)`` like
-    any backend's result, and ``boxed(tensors)``, the same graph taking one list of its
-    inputs (which it empties, freeing them early); the hot path calls that form, which
-    skips packing the arguments. ``single_threaded``: it opens no parallel region and
-    calls no library kernel, so it never runs under a thread-count wrapper (see
-    npcompile/threads.py). Any other callable a backend returns has neither."""
-
-    __slots__ = ("boxed", "single_threaded")
-
-    def __init__(self, boxed, single_threaded=False):
-        self.boxed = boxed
-        self.single_threaded = single_threaded
-
-    def __call__(self, *tensors):
-        return self.boxed(list(tensors))
+from .compiled import CompiledGraph
 
 
 def eager(gm, example_inputs):

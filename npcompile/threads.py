@@ -55,6 +55,7 @@ import time
 import torch
 
 from . import calibrations, config
+from .compiled import CompiledGraph
 
 #: A contention reading is reused for this long (reading /proc/loadavg costs ~10 us).
 CONTENTION_TTL_SECONDS = 0.05
@@ -302,13 +303,14 @@ def tensor_bytes(values):
 class ThreadsFor:
     """Runs a compiled call with the threads ``threads_for`` gives for its work (see
     ``work_estimate``), restoring torch's count afterwards (untouched when it is already
-    right). ``boxed`` is the list-taking form when ``fn`` has one (Inductor's), else None."""
+    right). ``boxed`` is the list-taking form when ``fn`` is a ``CompiledGraph`` (whose
+    ``boxed`` it wraps), else None: any other callable is called with its arguments."""
 
     __slots__ = ("fn", "work", "scale", "inner_boxed", "boxed")
 
     def __init__(self, fn, work=0, scale=1.0):
         self.fn, self.work, self.scale = fn, work, scale
-        self.inner_boxed = getattr(fn, "boxed", None)
+        self.inner_boxed = fn.boxed if isinstance(fn, CompiledGraph) else None
         self.boxed = self._boxed if self.inner_boxed is not None else None
 
     def __call__(self, *args):

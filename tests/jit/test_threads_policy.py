@@ -14,6 +14,7 @@ import torch
 
 import npcompile
 from npcompile import backends, calibrations, config, threads
+from npcompile.compiled import CompiledGraph
 from tests.jit.harness import recording_backend
 
 
@@ -108,11 +109,24 @@ def test_threads_for_wrapper_under_a_limit_of_one_runs_on_one_without_choosing(p
 
 def test_threads_for_wrapper_keeps_the_boxed_form(policy):
     seen = []
-    inner = lambda *ts: None   # noqa: E731
-    inner.boxed = lambda args: seen.append((torch.get_num_threads(), len(args)))
+    inner = CompiledGraph(lambda args: seen.append((torch.get_num_threads(), len(args))))
     call = threads.ThreadsFor(inner, work=64 << 20, scale=None)
     call.boxed([torch.ones(1)])
-    assert seen == [(4, 1)] and torch.get_num_threads() == 4
+    call(torch.ones(1), torch.ones(1))
+    assert seen == [(4, 1), (4, 2)] and torch.get_num_threads() == 4
+
+
+def test_threads_for_wrapper_takes_the_boxed_form_of_a_compiled_graph_only(policy):
+    """A plain callable that happens to have a ``boxed`` attribute is called as a plain
+    callable: the list-taking form is the contract of ``CompiledGraph``, not a name."""
+    seen = []
+    inner = lambda *ts: seen.append(len(ts))   # noqa: E731
+    inner.boxed = lambda args: pytest.fail("called a plain callable's boxed attribute")
+    call = threads.ThreadsFor(inner, work=64 << 20, scale=None)
+    assert call.boxed is None
+    call(torch.ones(1), torch.ones(1))
+    assert seen == [2]
+    assert backends.CompiledGraph is CompiledGraph     # still importable where the runtime reads it
 
 
 def test_work_estimate_of_static_and_dynamic_graphs():
@@ -239,9 +253,7 @@ def recording_inductor(seen):
         def boxed(args):
             seen.append(torch.get_num_threads())
             return inner.boxed(args)
-        call = lambda *args: boxed(list(args))   # noqa: E731
-        call.boxed = boxed
-        return call
+        return CompiledGraph(boxed)
     return backend
 
 
