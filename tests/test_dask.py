@@ -93,6 +93,11 @@ def _recorded_warnings():
     return list(_WARNINGS)
 
 
+def on_a_gpu(x, v):
+    """Compiled by the Triton stand-in test only."""
+    return np.sqrt(x * x + v * v) * np.exp(-0.5 * x)
+
+
 def warm_start(x):
     """Compiled by the warm-start test only (so its first compile is a cache miss)."""
     return np.tanh(x) * 0.5 + 2.0
@@ -304,6 +309,32 @@ def test_cuda_request_on_a_worker_without_cuda_is_a_clear_error(client):
     x, _ = _inputs()
     with pytest.raises(RuntimeError, match="no cuda device"):
         nd.map_blocks(shifted, x, dtype=x.dtype, jit=dict(backend="eager", device="cuda")).compute()
+
+
+def _triton_kernel_devices():
+    """On a worker: the device types of the Triton kernels this process has launched."""
+    from npcompile.gpu import triton_interpret
+
+    return sorted({triton_interpret.kernel_device_type(k) for k, n in triton_interpret.launches.items() if n})
+
+
+def test_workers_run_the_cuda_code_path_through_the_triton_stand_in(client):
+    """No GPU here: ``triton_cuda`` (npcompile.gpu) compiles each worker's graph as Inductor
+    does for a CUDA device and runs those kernels in Triton's interpreter, so the chunks go
+    through the device code path (CUDA graphs, Triton kernels, host<->device accounting) on
+    every worker, and each worker still compiles once."""
+    from npcompile.gpu import triton_cuda
+
+    x, v = _inputs()
+    result = nd.map_blocks(on_a_gpu, x, v, jit=dict(backend=triton_cuda)).compute()
+    assert_same(da.map_blocks(on_a_gpu, x, v).compute(scheduler="threads"), result)
+    kernels = client.run(_triton_kernel_devices)
+    stats = nd.worker_stats(client)
+    for address, devices in kernels.items():
+        ran = stats[address]["chunks"].get("on_a_gpu", {}).get("calls", 0)
+        assert devices == (["cuda"] if ran else []), (address, devices)
+        assert stats[address]["functions"].get("on_a_gpu", {}).get("compiles", 0) == (1 if ran else 0)
+    assert any(kernels.values())
 
 
 def test_warm_up_compiles_on_every_worker_before_the_chunks_run(client):
