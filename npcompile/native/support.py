@@ -59,31 +59,21 @@ def _overflow_intrinsic(name):
     return checked
 
 
-_sadd, _ssub, _smul = (_overflow_intrinsic(n) for n in ("add", "sub", "mul"))
+def _checked(name):
+    """A helper returning ``a <name> b`` in int64, or raising ``Bail`` where Python's
+    exact integer would not fit: the one pattern behind add64, sub64 and mul64."""
+    op = _overflow_intrinsic(name)
+
+    @_jit
+    def checked(a, b):
+        r, overflowed = op(a, b)
+        if overflowed:
+            raise Bail()
+        return r
+    return checked
 
 
-@_jit
-def add64(a, b):
-    r, overflowed = _sadd(a, b)
-    if overflowed:
-        raise Bail()
-    return r
-
-
-@_jit
-def sub64(a, b):
-    r, overflowed = _ssub(a, b)
-    if overflowed:
-        raise Bail()
-    return r
-
-
-@_jit
-def mul64(a, b):
-    r, overflowed = _smul(a, b)
-    if overflowed:
-        raise Bail()
-    return r
+add64, sub64, mul64 = (_checked(n) for n in ("add", "sub", "mul"))
 
 
 @_jit
