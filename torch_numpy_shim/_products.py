@@ -179,21 +179,29 @@ def vecdot(x1: ArrayLike, x2: ArrayLike, /, out: OutArray = None, *, casting="sa
     return _finish_gufunc("vecdot", from_compute(t, dt), out, casting)
 
 
+def _matvec_operands(name, sig, core_ndims, x1, x2, dtype, casting):
+    """The checks matvec and vecmat share, in NumPy's order: the result dtype, each
+    operand's core dimensions (``core_ndims``: 2 for the matrix, 1 for the vector), the
+    shared size n (x1's last axis, x2's first core axis) and broadcastable stacks.
+    Returns the dtype and both operands in the compute dtype."""
+    dt = _gufunc_dtype(name, (x1, x2), dtype, casting)
+    for i, (x, k) in enumerate(zip((x1, x2), core_ndims)):
+        if x.ndim < k:
+            raise _few_dims_error(name, sig, i, x.ndim, k)
+    n_axis = -core_ndims[1]
+    if x1.shape[-1] != x2.shape[n_axis]:
+        raise _core_error(name, sig, 1, 0, x2.shape[n_axis], x1.shape[-1])
+    broadcast_shapes(x1.shape[:-core_ndims[0]], x2.shape[:-core_ndims[1]])
+    return dt, to_compute(x1._t, dt), to_compute(x2._t, dt)
+
+
 @normalizer
 def matvec(x1: ArrayLike, x2: ArrayLike, /, out: OutArray = None, *, casting="same_kind", order="K",
            dtype: DTypeLike = None, subok=True, signature=None, axes=None, axis=None):
     """Matrix times (stacks of) vectors, no conjugation."""
     _refuse_gufunc_extras("matvec", signature, axes if axis is None else axis, order, subok)
-    sig = "(m,n),(n)->(m)"
-    dt = _gufunc_dtype("matvec", (x1, x2), dtype, casting)
-    if x1.ndim < 2:
-        raise _few_dims_error("matvec", sig, 0, x1.ndim, 2)
-    if x2.ndim < 1:
-        raise _few_dims_error("matvec", sig, 1, x2.ndim, 1)
-    if x1.shape[-1] != x2.shape[-1]:
-        raise _core_error("matvec", sig, 1, 0, x2.shape[-1], x1.shape[-1])
-    broadcast_shapes(x1.shape[:-2], x2.shape[:-1])
-    t = mm(to_compute(x1._t, dt), to_compute(x2._t, dt).unsqueeze(-1))[..., 0]
+    dt, a, v = _matvec_operands("matvec", "(m,n),(n)->(m)", (2, 1), x1, x2, dtype, casting)
+    t = mm(a, v.unsqueeze(-1))[..., 0]
     return _finish_gufunc("matvec", from_compute(t, dt), out, casting)
 
 
@@ -202,16 +210,8 @@ def vecmat(x1: ArrayLike, x2: ArrayLike, /, out: OutArray = None, *, casting="sa
            dtype: DTypeLike = None, subok=True, signature=None, axes=None, axis=None):
     """Conjugated (stacks of) vectors times matrices."""
     _refuse_gufunc_extras("vecmat", signature, axes if axis is None else axis, order, subok)
-    sig = "(n),(n,m)->(m)"
-    dt = _gufunc_dtype("vecmat", (x1, x2), dtype, casting)
-    if x1.ndim < 1:
-        raise _few_dims_error("vecmat", sig, 0, x1.ndim, 1)
-    if x2.ndim < 2:
-        raise _few_dims_error("vecmat", sig, 1, x2.ndim, 2)
-    if x1.shape[-1] != x2.shape[-2]:
-        raise _core_error("vecmat", sig, 1, 0, x2.shape[-2], x1.shape[-1])
-    broadcast_shapes(x1.shape[:-1], x2.shape[:-2])
-    t = mm(to_compute(x1._t, dt).conj().unsqueeze(-2), to_compute(x2._t, dt))[..., 0, :]
+    dt, v, a = _matvec_operands("vecmat", "(n),(n,m)->(m)", (1, 2), x1, x2, dtype, casting)
+    t = mm(v.conj().unsqueeze(-2), a)[..., 0, :]
     return _finish_gufunc("vecmat", from_compute(t, dt), out, casting)
 
 
