@@ -103,10 +103,16 @@ def _act(mode, text, message, flags):
 
 def _user_stacklevel():
     """The stacklevel of the first frame outside the shim: where NumPy's warning points."""
-    frame, level = sys._getframe(1), 1   # _act's frame is warn's stacklevel 1
+    frame, level = sys._getframe(1), 1   # the caller of warnings.warn is stacklevel 1
     while frame is not None and frame.f_code.co_filename.startswith(_PACKAGE_DIR):
         frame, level = frame.f_back, level + 1
     return level
+
+
+def warn(message):
+    """A RuntimeWarning NumPy's Python code issues whatever the error state ('Mean of
+    empty slice'), pointing at the user's line; eager only (callers check ``tracing``)."""
+    warnings.warn(message, RuntimeWarning, stacklevel=_user_stacklevel())
 
 
 @contextlib.contextmanager
@@ -130,7 +136,7 @@ QUIET = frozenset({
     "equal", "not_equal", "less", "less_equal", "greater", "greater_equal", "logical_and",
     "logical_or", "logical_xor", "logical_not", "isnan", "isinf", "isfinite", "signbit",
     "maximum", "minimum", "fmax", "fmin", "clip", "copysign", "negative", "positive", "absolute",
-    "fabs", "sign", "conjugate", "floor", "ceil", "trunc", "rint", "spacing", "modf", "frexp",
+    "fabs", "sign", "conjugate", "floor", "ceil", "trunc", "rint", "modf", "frexp",
     "heaviside", "bitwise_and", "bitwise_or", "bitwise_xor", "invert", "left_shift",
     "right_shift", "bitwise_count", "gcd", "lcm"})
 # exact operations (no rounding below the smallest normal): never an underflow
@@ -158,6 +164,26 @@ def _pole(name, inputs):
     return None
 
 
+def _nan_operand_flags(inputs, results, mask):
+    """logaddexp(2) compare their operands: a NaN operand is an invalid comparison."""
+    return INVALID if _holds(_any_of(torch.isnan, inputs), mask) else 0
+
+
+def _step_flags(inputs, results, mask):
+    """spacing and nextafter overflow only from a finite x to an infinite result (and
+    NumPy's float16 spacing of a non-finite x is invalid)."""
+    x, r = inputs[0], results[0]
+    found = OVERFLOW if _holds(torch.isinf(r) & torch.isfinite(x), mask) else 0
+    if x.dtype == torch.float16 and len(inputs) == 1 and _holds(~torch.isfinite(x), mask):
+        found |= INVALID
+    return found
+
+
+# ufuncs whose flags follow their own rule rather than the general one
+_OWN_RULES = {"logaddexp": _nan_operand_flags, "logaddexp2": _nan_operand_flags,
+              "spacing": _step_flags, "nextafter": _step_flags}
+
+
 def flags(name, inputs, results, mask=None):
     """The flags NumPy's loop for ``name`` raises on these operands (tensors in the
     loop's dtypes) and results; ``mask``: the where= mask, or None."""
@@ -165,7 +191,9 @@ def flags(name, inputs, results, mask=None):
         return 0
     out = results[0]
     if not out.dtype.is_floating_point and not out.dtype.is_complex:
-        return _integer_flags(name, inputs, mask) if name in _INT_DIVISION else 0
+        return _integer_flags(name, inputs, mask) if name in _INT_DIVISION or name == "reciprocal" else 0
+    if name in _OWN_RULES:
+        return _OWN_RULES[name](inputs, results, mask)
     found = 0
     if _modes()["under"] != "ignore" and name not in _EXACT:
         found |= _underflow(name, inputs, results, mask)
@@ -197,14 +225,26 @@ def _nonfinite_flags(name, inputs, results, mask):
         if _holds(new_nan, mask):
             found |= INVALID
         new_inf = torch.isinf(r) if in_finite is None else torch.isinf(r) & in_finite
-        if not _holds(new_inf, mask):
+        if not _holds(new_inf, mask) and name != "power":
             continue
-        pole = _pole(name, inputs)
-        if pole is None:
-            found |= OVERFLOW
-            continue
-        found |= DIVIDE if _holds(new_inf & pole, mask) else 0
+        found |= _infinity_flags(name, inputs, r, new_inf, mask)
+    return found
+
+
+def _infinity_flags(name, inputs, r, new_inf, mask):
+    """An infinite result from finite operands: a division by zero at the operation's
+    pole, else an overflow (NumPy's float floor_divide then also meets an invalid step)."""
+    pole = _pole(name, inputs)
+    if name == "power" and r.dtype != torch.float16:   # NumPy's power divides in 0 ** -inf too
+        pole = pole & torch.isinf(r)
+        new_inf = new_inf | pole
+    if pole is None:
+        found = OVERFLOW if _holds(new_inf, mask) else 0
+    else:
+        found = DIVIDE if _holds(new_inf & pole, mask) else 0
         found |= OVERFLOW if _holds(new_inf & ~pole, mask) else 0
+    if name in ("floor_divide", "divmod") and found & OVERFLOW and r.dtype != torch.float16:
+        found |= INVALID
     return found
 
 
@@ -232,7 +272,9 @@ def _holds(condition, mask):
 
 def _integer_flags(name, inputs, mask):
     """Integer division: a zero divisor flags 'divide'; MIN // -1 (floor_divide, divmod)
-    flags 'overflow'."""
+    flags 'overflow'; NumPy's integer reciprocal of 0 divides by zero and is invalid."""
+    if name == "reciprocal":
+        return DIVIDE | INVALID if _holds(inputs[0] == 0, mask) else 0
     a, b = (t.to(torch.int64) if t.dtype in (torch.uint16, torch.uint32) else t for t in inputs)
     found = DIVIDE if _holds(b == 0, mask) else 0
     if name in ("floor_divide", "divmod") and a.dtype.is_signed and b.dtype.is_signed:

@@ -16,7 +16,7 @@ import operator
 import numpy
 import torch
 
-from . import _dtypes, _promotion
+from . import _dtypes, _fp_errors, _promotion
 from ._coerce import asarray, cast_tensor
 from ._dtypes import F64, I64
 from ._errors import UnsupportedError, raise_if
@@ -150,7 +150,24 @@ def _nan_of_empty(a, axis, out, keepdims):
     res = _mean_dtypes(a.dtype)[1]
     fill = complex(math.nan, math.nan) if res.kind == "c" else math.nan
     result = torch.full(shape, fill, dtype=res.torch, device=a._t.device)
+    if not _fp_errors.tracing():
+        _fp_errors.warn("Mean of empty slice")
     return finish(result, out, scalar=not keepdims, casting="unsafe")
+
+
+def _warn_empty_mean(kept_shape):
+    """NumPy's median of empty slices is their mean: a warning, then 0/0 (invalid)."""
+    if _fp_errors.tracing():
+        return
+    _fp_errors.warn("Mean of empty slice")
+    if math.prod(kept_shape) and _fp_errors.watching():
+        _fp_errors.report(_fp_errors.INVALID, "scalar divide" if kept_shape == () else "divide")
+
+
+def _warn_all_nan(count):
+    """The nan-functions warn once when some slice has no value that is not NaN."""
+    if not _fp_errors.tracing() and builtins.bool((count == 0).any()):
+        _fp_errors.warn("All-NaN slice encountered")
 
 
 def _median(a, axis, out, keepdims, ignore_nan):
@@ -161,6 +178,7 @@ def _median(a, axis, out, keepdims, ignore_nan):
     if n == 0:
         fill = complex(math.nan, math.nan) if res.kind == "c" else math.nan
         result = torch.full(layout.kept_shape, fill, dtype=res.torch, device=data.device)
+        _warn_empty_mean(tuple(layout.kept_shape))
     elif ignore_nan:
         result = _nanmedian_sorted(data, layout, acc, res)
     else:
@@ -179,6 +197,7 @@ def _nanmedian_sorted(data, layout, acc, res):
     float16 accumulated in float32); short slices of an N-d array through a masked
     sum of the two middles in the data's own dtype, halved."""
     valid = (~torch.isnan(data)).sum(0, keepdim=True)
+    _warn_all_nan(valid)
     low = torch.gather(data, 0, ((valid - 1) // 2).clamp(min=0))
     high = torch.gather(data, 0, (valid // 2).clamp(max=layout.n - 1))
     if layout.kept_shape == () or layout.n >= 600:
@@ -432,6 +451,7 @@ def _nanquantile(layout, q, method, weights, arr_dt, rt, weak_q):
         count = (~torch.isnan(data)).sum(0)
         result = _interpolate(data, q, method, count.clamp(min=1), arr_dt, rt, weak_q)
     result = torch.where(count == 0, torch.full_like(result, math.nan), result)
+    _warn_all_nan(count)
     scalar = weights is None
     if (rt is not arr_dt or not scalar) and (q.ndim == 0 or not NUMPY_2_5) and count.numel() and \
             builtins.bool(count.reshape(-1)[0] == 0):
@@ -470,6 +490,8 @@ def _mean(t, dt, axes, keepdims):
     for ax in axes:
         count *= t.shape[ax]
     total = cast_tensor(t, acc).sum(dim=axes, keepdim=keepdims) if axes else cast_tensor(t, acc).clone()
+    if not count:
+        _warn_empty_mean(tuple(total.shape))
     return cast_tensor(total / _const(count, total) if count else total / 0, res), res
 
 
@@ -576,6 +598,7 @@ def cov(m: ArrayLike, y: OptionalArrayLike = None, rowvar=True, bias=False, ddof
             fact = w_sum - ddof * (w * aw).sum() / w_sum
         xr = cast_tensor(x, rt)
         c = xr @ (xr * wr).T.conj()
+    _warn_degrees_of_freedom(fact, c)
     fact = torch.where(fact.real <= 0, torch.zeros_like(fact), fact)
     wide = torch.complex128 if c.is_complex() or fact.is_complex() else torch.float64
     scale = 1 / (fact.to(torch.complex128) if fact.is_complex() else fact.to(torch.float64))  # real 1/0 = inf, as NumPy
@@ -583,14 +606,33 @@ def cov(m: ArrayLike, y: OptionalArrayLike = None, rowvar=True, bias=False, ddof
     return ndarray._wrap(c.squeeze())
 
 
+def _warn_degrees_of_freedom(fact, c):
+    """NumPy's cov with fact <= 0: a warning, then ``c *= 1 / 0.0`` (divide by zero,
+    and 0 * inf is invalid)."""
+    if _fp_errors.tracing() or not builtins.bool(fact.real <= 0):
+        return
+    _fp_errors.warn("Degrees of freedom <= 0 for slice")
+    if _fp_errors.watching():
+        _fp_errors.report(_fp_errors.DIVIDE, "divide")
+        _fp_errors.report(_fp_errors.INVALID if builtins.bool((c == 0).any()) else 0, "multiply")
+
+
+def _divide(a, b, name):
+    """a / b, reporting NumPy's floating-point errors as the division ``name``."""
+    result = a / b
+    if _fp_errors.watching():
+        _fp_errors.report(_fp_errors.flags("divide", [a, b], [result]), name)
+    return result
+
+
 @normalizer
 def corrcoef(x: ArrayLike, y: OptionalArrayLike = None, rowvar=True, *, dtype: DTypeLike = None):
     c = cov(x, y, rowvar, dtype=dtype)._t
     if c.ndim != 2:
-        return ndarray._wrap(c / c, scalar=True)
+        return ndarray._wrap(_divide(c, c, "scalar divide"), scalar=True)
     stddev = torch.sqrt(torch.diagonal(c).real)
-    c = c / stddev[:, None]
-    c = c / stddev[None, :]
+    c = _divide(c, stddev[:, None], "divide")
+    c = _divide(c, stddev[None, :], "divide")
     if c.is_complex():
         c = complex_from_parts(c.real.clamp(-1, 1), c.imag.clamp(-1, 1))
     else:
