@@ -382,16 +382,18 @@ def _var_or_std(a, axis, dtype, out, ddof, keepdims, where, mean_, correction, r
     return _deliver_variance(result, out, root)
 
 
-@normalizer
-def var(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
-        ddof=0, keepdims=False, *, where=True, mean=None, correction=None):
-    return _var_or_std(a, axis, dtype, out, ddof, keepdims, where, mean, correction, root=False)
+def _variance_function(name, worker, root):
+    """var, std, nanvar and nanstd: NumPy's one signature over ``worker``
+    (_var_or_std or _nan_var_or_std); ``root`` makes it the standard deviation."""
+    def function(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
+                 ddof=0, keepdims=False, *, where=True, mean=None, correction=None):
+        return worker(a, axis, dtype, out, ddof, keepdims, where, mean, correction, root)
+    function.__name__ = function.__qualname__ = name
+    return normalizer(function)
 
 
-@normalizer
-def std(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
-        ddof=0, keepdims=False, *, where=True, mean=None, correction=None):
-    return _var_or_std(a, axis, dtype, out, ddof, keepdims, where, mean, correction, root=True)
+var = _variance_function("var", _var_or_std, root=False)
+std = _variance_function("std", _var_or_std, root=True)
 
 
 # ---- min and max -----------------------------------------------------------------------------
@@ -750,13 +752,5 @@ def _nan_var_or_std(a, axis, dtype, out, ddof, keepdims, where, mean_, correctio
     return _deliver_variance(result, out, root)
 
 
-@normalizer
-def nanvar(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
-           ddof=0, keepdims=False, *, where=True, mean=None, correction=None):
-    return _nan_var_or_std(a, axis, dtype, out, ddof, keepdims, where, mean, correction, root=False)
-
-
-@normalizer
-def nanstd(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
-           ddof=0, keepdims=False, *, where=True, mean=None, correction=None):
-    return _nan_var_or_std(a, axis, dtype, out, ddof, keepdims, where, mean, correction, root=True)
+nanvar = _variance_function("nanvar", _nan_var_or_std, root=False)
+nanstd = _variance_function("nanstd", _nan_var_or_std, root=True)
