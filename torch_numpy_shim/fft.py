@@ -92,42 +92,40 @@ def _raw_fft(a, n, axis, is_real, is_forward, norm, out):
     return write_out(ndarray._wrap(t), out)
 
 
-def _default_n(a, axis, halved):
-    """The length NumPy transforms when ``n`` is None (read only then, as NumPy)."""
+def _length(a, n, axis, halved):
+    """``n``, or when it is None the length NumPy transforms (read only then, as NumPy)."""
+    if n is not None:
+        return n
     return (a.shape[axis] - 1) * 2 if halved else a.shape[axis]
 
 
-@normalizer
-def fft(a: ArrayLike, n=None, axis=-1, norm=None, out: OutArray = None):
-    return _raw_fft(a, _default_n(a, axis, False) if n is None else n, axis, False, True, norm, out)
+def _transform(name, is_real, is_forward):
+    """fft, ifft, rfft and irfft: one signature over _raw_fft (irfft's default ``n`` is
+    the halved spectrum's)."""
+    def function(a: ArrayLike, n=None, axis=-1, norm=None, out: OutArray = None):
+        n = _length(a, n, axis, halved=is_real and not is_forward)
+        return _raw_fft(a, n, axis, is_real, is_forward, norm, out)
+    function.__name__ = function.__qualname__ = name
+    return normalizer(function)
 
 
-@normalizer
-def ifft(a: ArrayLike, n=None, axis=-1, norm=None, out: OutArray = None):
-    return _raw_fft(a, _default_n(a, axis, False) if n is None else n, axis, False, False, norm, out)
-
-
-@normalizer
-def rfft(a: ArrayLike, n=None, axis=-1, norm=None, out: OutArray = None):
-    return _raw_fft(a, _default_n(a, axis, False) if n is None else n, axis, True, True, norm, out)
-
-
-@normalizer
-def irfft(a: ArrayLike, n=None, axis=-1, norm=None, out: OutArray = None):
-    return _raw_fft(a, _default_n(a, axis, True) if n is None else n, axis, True, False, norm, out)
+fft = _transform("fft", is_real=False, is_forward=True)
+ifft = _transform("ifft", is_real=False, is_forward=False)
+rfft = _transform("rfft", is_real=True, is_forward=True)
+irfft = _transform("irfft", is_real=True, is_forward=False)
 
 
 @normalizer
 def hfft(a: ArrayLike, n=None, axis=-1, norm=None, out: OutArray = None):
     """irfft of the conjugate with the opposite normalization (NumPy 2.4 ignores ``out``, 2.5 fills it)."""
-    n = _default_n(a, axis, True) if n is None else n
+    n = _length(a, n, axis, True)
     return _raw_fft(ndarray._wrap(a._t.conj().resolve_conj()), n, axis, True, False, _swap_direction(norm),
                     _used_out(out))
 
 
 @normalizer
 def ihfft(a: ArrayLike, n=None, axis=-1, norm=None, out: OutArray = None):
-    n = _default_n(a, axis, False) if n is None else n
+    n = _length(a, n, axis, False)
     result = _raw_fft(a, n, axis, True, True, _swap_direction(norm), out)
     result._t.copy_(result._t.conj())
     return result
