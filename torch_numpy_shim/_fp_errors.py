@@ -164,9 +164,23 @@ def _pole(name, inputs):
     return None
 
 
-def _nan_operand_flags(inputs, results, mask):
-    """logaddexp(2) compare their operands: a NaN operand is an invalid comparison."""
-    return INVALID if _holds(_any_of(torch.isnan, inputs), mask) else 0
+def _log_add_flags(inputs, results, mask, base2=False):
+    """logaddexp(2) compare their operands: a NaN operand is an invalid comparison; and
+    exp(-|a - b|) underflows for operands far apart (float16 computes in float32)."""
+    found = INVALID if _holds(_any_of(torch.isnan, inputs), mask) else 0
+    if _wants_underflow():
+        a, b = inputs
+        tiny = torch.finfo(torch.float32 if a.dtype == torch.float16 else a.dtype).tiny
+        limit = -math.log2(tiny) if base2 else -math.log(tiny)
+        far = (a.double() - b.double()).abs() > limit
+        found |= UNDERFLOW if _holds(far & torch.isfinite(a) & torch.isfinite(b), mask) else 0
+    return found
+
+
+def _wants_underflow():
+    """Underflow is looked for when it is acted on, or a 'call' handler sees every flag."""
+    modes = _modes()
+    return modes["under"] != "ignore" or "call" in modes.values()
 
 
 def _step_flags(inputs, results, mask):
@@ -180,7 +194,7 @@ def _step_flags(inputs, results, mask):
 
 
 # ufuncs whose flags follow their own rule rather than the general one
-_OWN_RULES = {"logaddexp": _nan_operand_flags, "logaddexp2": _nan_operand_flags,
+_OWN_RULES = {"logaddexp": _log_add_flags, "logaddexp2": lambda *a: _log_add_flags(*a, base2=True),
               "spacing": _step_flags, "nextafter": _step_flags}
 
 
@@ -195,7 +209,7 @@ def flags(name, inputs, results, mask=None):
     if name in _OWN_RULES:
         return _OWN_RULES[name](inputs, results, mask)
     found = 0
-    if _modes()["under"] != "ignore" and name not in _EXACT:
+    if name not in _EXACT and _wants_underflow():
         found |= _underflow(name, inputs, results, mask)
     if all(math.isfinite(_total(r)) for r in results):
         return found
