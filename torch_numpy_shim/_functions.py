@@ -496,42 +496,53 @@ def polymul(a1, a2):
     return convolve(_poly1d_coefficients(a1), _poly1d_coefficients(a2))
 
 
-def polyder(p, m=1):
+def _order(m, message):
+    """polyder's and polyint's ``m``: an index, ValueError ``message`` when negative."""
     m = operator.index(m)
     if m < 0:
-        raise ValueError("Order of derivative must be positive (see polyint)")
-    p = asarray(p)
-    if m == 0:
-        return p
-    t = p._t
-    for _ in range(m):
-        n = t.shape[0] - 1
-        rt = _promotion.result_type(_dt(t), _dtypes.int64.dtype)  # times an int64 arange
-        t = _multiply_add(t[:-1], torch.arange(max(n, 0), 0, -1, device=t.device),
-                          t.new_zeros((), dtype=torch.bool), rt)
-    return ndarray._wrap(t)
+        raise ValueError(message)
+    return m
 
 
-def polyint(p, m=1, k=None):
-    m = operator.index(m)
-    if m < 0:
-        raise ValueError("Order of integral must be positive (see polyder)")
-    k = numpy.zeros(m) if k is None else numpy.atleast_1d(numpy.asarray(k))
-    if len(k) == 1 and m > 1:
-        k = k[0] * numpy.ones(m)
-    if len(k) < m:
-        raise ValueError("k must be a scalar or a rank-1 array of length 1 or >m.")
+def _repeated(p, m, step):
+    """``p``'s coefficients put through ``step(t, i)`` for i in range(m); with m == 0,
+    ``p`` itself as an array (NumPy returns it unchanged)."""
     p = asarray(p)
     if m == 0:
         return p
     t = p._t
     for i in range(m):
-        quotient_dt = _promotion.result_type(_promotion.result_type(_dt(t), _dtypes.int64.dtype), 0.0)
-        divided = cast_tensor(t, quotient_dt) / torch.arange(t.shape[0], 0, -1, device=t.device).to(quotient_dt.torch)
-        constant = asarray(k[i:i + 1])
-        rt = _promotion.result_type(quotient_dt, constant.dtype)
-        t = torch.cat([cast_tensor(divided, rt), cast_tensor(constant._t, rt)])
+        t = step(t, i)
     return ndarray._wrap(t)
+
+
+def _derivative(t, _):
+    n = t.shape[0] - 1
+    rt = _promotion.result_type(_dt(t), _dtypes.int64.dtype)  # times an int64 arange
+    return _multiply_add(t[:-1], torch.arange(max(n, 0), 0, -1, device=t.device),
+                         t.new_zeros((), dtype=torch.bool), rt)
+
+
+def _integral(t, constant):
+    quotient_dt = _promotion.result_type(_promotion.result_type(_dt(t), _dtypes.int64.dtype), 0.0)
+    divided = cast_tensor(t, quotient_dt) / torch.arange(t.shape[0], 0, -1, device=t.device).to(quotient_dt.torch)
+    rt = _promotion.result_type(quotient_dt, constant.dtype)
+    return torch.cat([cast_tensor(divided, rt), cast_tensor(constant._t, rt)])
+
+
+def polyder(p, m=1):
+    m = _order(m, "Order of derivative must be positive (see polyint)")
+    return _repeated(p, m, _derivative)
+
+
+def polyint(p, m=1, k=None):
+    m = _order(m, "Order of integral must be positive (see polyder)")
+    k = numpy.zeros(m) if k is None else numpy.atleast_1d(numpy.asarray(k))
+    if len(k) == 1 and m > 1:
+        k = k[0] * numpy.ones(m)
+    if len(k) < m:
+        raise ValueError("k must be a scalar or a rank-1 array of length 1 or >m.")
+    return _repeated(p, m, lambda t, i: _integral(t, asarray(k[i:i + 1])))
 
 
 # ---- integration -----------------------------------------------------------------------
