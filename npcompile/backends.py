@@ -65,7 +65,11 @@ def inductor(gm, example_inputs):
     graph compiler and is called without AOT autograd's runtime wrappers (they cost
     more than the kernels of a small function); any other graph takes the full entry
     point Inductor offers for graphs captured without Dynamo, which handles mutation
-    and aliasing."""
+    and aliasing.
+
+    The vector width of a C++ graph's kernels is chosen here, from the captured graph,
+    and holds for its whole compile (npcompile/passes/vector_width.py), so that it is
+    part of the key of Inductor's FX graph cache."""
     from torch._guards import TracingContext, tracing
     from torch._inductor import compile as inductor_compile
     from torch._inductor.compile_fx import compile_fx_inner
@@ -73,12 +77,13 @@ def inductor(gm, example_inputs):
     from torch._inductor.fx_passes.joint_graph import joint_graph_passes
     from torch.fx.experimental.proxy_tensor import make_fx
 
+    from .passes import vector_width
     from .passes.pipeline import post_grad_passes
 
     fake_mode = fake_mode_of(gm, example_inputs)
     passes = post_grad_passes()
     single = threads.single_threaded(gm)
-    with tracing(TracingContext(fake_mode)), passes, \
+    with tracing(TracingContext(fake_mode)), passes, vector_width.chosen_for(gm, example_inputs), \
             torch._inductor.config.patch(SINGLE_THREAD if single else DYNAMIC_THREADS):
         if not _is_pure(gm):
             return _restarting(inductor_compile, gm, example_inputs)
