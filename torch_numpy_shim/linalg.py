@@ -205,23 +205,27 @@ def _real_if_all_real(a, result, *tensors):
     return [_out(t, complex_result) for t in tensors]
 
 
-@normalizer
-def eigvals(a: ArrayLike):
+def _eigen(solve, a, finite, **options):
+    """What eig, eigvals, eigh and eigvalsh share: a stack of square matrices (``finite``:
+    without inf or NaN, as NumPy's geev needs), ``solve`` run in the compute dtype with
+    LAPACK's failure as NumPy's. Returns its result and NumPy's result dtype."""
     _assert_stacked_square(a)
-    _assert_finite(a)
+    if finite:
+        _assert_finite(a)
     compute, result = _common_type(a)
     with _lapack_failure("Eigenvalues did not converge"):
-        w = torch.linalg.eigvals(_in(a, compute))
+        return solve(_in(a, compute), **options), result
+
+
+@normalizer
+def eigvals(a: ArrayLike):
+    w, result = _eigen(torch.linalg.eigvals, a, finite=True)
     return _real_if_all_real(a, result, w)[0]
 
 
 @normalizer
 def eig(a: ArrayLike):
-    _assert_stacked_square(a)
-    _assert_finite(a)
-    compute, result = _common_type(a)
-    with _lapack_failure("Eigenvalues did not converge"):
-        w, v = torch.linalg.eig(_in(a, compute))
+    (w, v), result = _eigen(torch.linalg.eig, a, finite=True)
     return EigResult(*_real_if_all_real(a, result, w, v))
 
 
@@ -234,20 +238,13 @@ def _uplo(UPLO):
 
 @normalizer
 def eigvalsh(a: ArrayLike, UPLO="L"):
-    UPLO = _uplo(UPLO)
-    _assert_stacked_square(a)
-    compute, result = _common_type(a)
-    with _lapack_failure("Eigenvalues did not converge"):
-        return _out(torch.linalg.eigvalsh(_in(a, compute), UPLO=UPLO), _real(result))
+    w, result = _eigen(torch.linalg.eigvalsh, a, finite=False, UPLO=_uplo(UPLO))
+    return _out(w, _real(result))
 
 
 @normalizer
 def eigh(a: ArrayLike, UPLO="L"):
-    UPLO = _uplo(UPLO)
-    _assert_stacked_square(a)
-    compute, result = _common_type(a)
-    with _lapack_failure("Eigenvalues did not converge"):
-        w, v = torch.linalg.eigh(_in(a, compute), UPLO=UPLO)
+    (w, v), result = _eigen(torch.linalg.eigh, a, finite=False, UPLO=_uplo(UPLO))
     return EighResult(_out(w, _real(result)), _out(v, result))
 
 
