@@ -3,11 +3,18 @@
 On a GPU, copying every live array to the host at a break and back for the next segment
 would cost two transfers each; the frame holds a ``DeviceArray`` instead, and only real
 Python code that reaches one brings it to the host."""
+import operator
+
 
 def keeps_resident(device):
     """Whether arrays live at a graph break stay on ``device`` (copying them to the
     host and back would cost two transfers each; on the CPU there is nothing to save)."""
     return device.type != "cpu"
+
+
+def _tensor_attribute(name):
+    """A read-only attribute that is the held tensor's own."""
+    return property(operator.attrgetter(f"tensor.{name}"))
 
 
 class DeviceArray:
@@ -21,21 +28,10 @@ class DeviceArray:
     def __init__(self, tensor):
         self.tensor = tensor
 
-    @property
-    def device(self):
-        return self.tensor.device
-
-    @property
-    def dtype(self):
-        return self.tensor.dtype
-
-    @property
-    def shape(self):
-        return self.tensor.shape
-
-    @property
-    def ndim(self):
-        return self.tensor.ndim
+    device = _tensor_attribute("device")
+    dtype = _tensor_attribute("dtype")
+    shape = _tensor_attribute("shape")
+    ndim = _tensor_attribute("ndim")
 
     def stride(self):
         return self.tensor.stride()
