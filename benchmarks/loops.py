@@ -37,7 +37,6 @@ import contextlib
 import datetime
 import inspect
 import json
-import math
 import os
 import platform
 import signal
@@ -53,6 +52,7 @@ import numpy as np
 
 from benchmarks.loop_workloads import by_name
 from benchmarks.registry import Transcript
+from benchmarks.report import aligned, fmt, geometric_mean
 
 DEFAULT_OUT = Path(__file__).resolve().parent / "results" / "loops"
 REPEATED_CALLS = 5    # calls after the first that count recompiles
@@ -387,10 +387,6 @@ COLUMNS = ("workload", "category", "numpy ms", "npcompile", "graphs", "breaks", 
            "nat/nb")
 
 
-def _fmt(value, spec):
-    return "-" if value is None else format(value, spec)
-
-
 def short_status(record):
     status = record.get("status") or "-"
     if status.startswith("rejected") or status in ("match", "not installed", "refused"):
@@ -407,31 +403,18 @@ def table_rows(records):
         versus_numba = nb["ms"] / nat["ms"] if nat.get("ms") and nb.get("ms") else None
         recompiles = (f"{npc['recompiles_first_call']}/{npc.get('recompiles_in_repeated_calls', '-')}"
                       if "recompiles_first_call" in npc else "-")
-        rows.append((r["name"], r["category"], _fmt(r["numpy_ms"], ".2f"), short_status(npc) if npc else "off",
-                     _fmt(npc.get("graphs"), "d"), _fmt(npc.get("breaks"), "d"), _fmt(npc.get("first_call_s"), ".2f"),
-                     recompiles, _fmt(npc.get("ms"), ".2f"), _fmt(npc.get("speedup"), ".2f"),
-                     short_status(nb) if nb else "off", _fmt(nb.get("first_call_s"), ".2f"),
-                     _fmt(nb.get("ms"), ".2f"), _fmt(nb.get("speedup"), ".2f"),
-                     short_status(nat) if nat else "off", _fmt(nat.get("first_call_s"), ".2f"),
-                     _fmt(nat.get("ms"), ".3f"), _fmt(nat.get("speedup"), ".2f"), _fmt(versus_numba, ".2f")))
+        rows.append((r["name"], r["category"], fmt(r["numpy_ms"], ".2f"), short_status(npc) if npc else "off",
+                     fmt(npc.get("graphs"), "d"), fmt(npc.get("breaks"), "d"), fmt(npc.get("first_call_s"), ".2f"),
+                     recompiles, fmt(npc.get("ms"), ".2f"), fmt(npc.get("speedup"), ".2f"),
+                     short_status(nb) if nb else "off", fmt(nb.get("first_call_s"), ".2f"),
+                     fmt(nb.get("ms"), ".2f"), fmt(nb.get("speedup"), ".2f"),
+                     short_status(nat) if nat else "off", fmt(nat.get("first_call_s"), ".2f"),
+                     fmt(nat.get("ms"), ".3f"), fmt(nat.get("speedup"), ".2f"), fmt(versus_numba, ".2f")))
     return rows
 
 
 def format_table(records):
-    rows = [COLUMNS] + table_rows(records)
-    widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
-    lines = []
-    for n, row in enumerate(rows):
-        lines.append("  ".join(cell.ljust(w) if i in (0, 1) else cell.rjust(w)
-                               for i, (cell, w) in enumerate(zip(row, widths))))
-        if n == 0:
-            lines.append("-" * len(lines[0]))
-    return "\n".join(lines)
-
-
-def geometric_mean(values):
-    values = [v for v in values if v]
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+    return "\n".join(aligned([COLUMNS] + table_rows(records), left=2))
 
 
 def summary_lines(records):
@@ -448,7 +431,7 @@ def summary_lines(records):
             mean = geometric_mean(r[system]["speedup"] for r in good if r["category"] == category)
             per_category.append(f"{category} {mean:.2f}x")
         lines.append(f"{system}: geometric-mean speedup over NumPy "
-                     f"{_fmt(geometric_mean(r[system]['speedup'] for r in good), '.2f')}x over {len(good)} of "
+                     f"{fmt(geometric_mean(r[system]['speedup'] for r in good), '.2f')}x over {len(good)} of "
                      f"{len(ran)} workloads (matching results only){'; ' if per_category else ''}"
                      f"{', '.join(per_category)}")
         for r in ran:

@@ -43,6 +43,7 @@ import numpy as np
 
 from benchmarks.conditions import entered, load_now, standard_conditions
 from benchmarks.registry import Transcript
+from benchmarks.report import aligned, fmt, geometric_mean
 from benchmarks.workloads import SIZES, by_name
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
@@ -254,13 +255,10 @@ def condition_table(records, conditions, system="npcompile"):
         for c in conditions:
             times = r.get("conditions", {}).get(c.name, {})
             ok = r.get(system, {}).get("status") == "ok" and bool(times.get(system))
-            row += [_fmt(times.get("numpy"), ".3f"), _fmt(times[system] if ok else None, ".3f"),
-                    _fmt(times["numpy"] / times[system] if ok else None, ".2f")]
+            row += [fmt(times.get("numpy"), ".3f"), fmt(times[system] if ok else None, ".3f"),
+                    fmt(times["numpy"] / times[system] if ok else None, ".2f")]
         rows.append(row)
-    widths = [max(len(row[i]) for row in [header] + rows) for i in range(len(header))]
-    lines = ["  ".join(cell.ljust(w) if i == 0 else cell.rjust(w) for i, (cell, w) in enumerate(zip(row, widths)))
-             for row in [header] + rows]
-    lines.insert(1, "-" * len(lines[0]))
+    lines = aligned([header] + rows)
     loads = {c.name: [r["load"][c.name] for r in records if c.name in r.get("load", {})] for c in conditions}
     lines.append("load average (1 min) after the rounds: " + ", ".join(
         f"{name} {min(v):.1f}-{max(v):.1f}" for name, v in loads.items() if v))
@@ -330,10 +328,6 @@ COLUMNS = ("workload", "correct", "numpy ms", "npc ms", "npc x", "npc/tc", "npc 
            "tc comp s", "graphs", "breaks", "tc correct", "tc x")
 
 
-def _fmt(value, spec):
-    return "-" if value is None else format(value, spec)
-
-
 def _short(status):
     if status is None:
         return "-"
@@ -345,29 +339,16 @@ def table_rows(records):
     for r in records:
         npc, tc = r.get("npcompile", {}), r.get("torch.compile", {})
         ratio = npc["ms"] / tc["ms"] if npc.get("ms") and tc.get("ms") else None
-        rows.append((r["name"], _short(npc.get("status")), _fmt(r["numpy_ms"], ".2f"),
-                     _fmt(npc.get("ms"), ".2f"), _fmt(npc.get("speedup"), ".2f"), _fmt(ratio, ".2f"),
-                     _fmt(npc.get("compile_s"), ".1f"), _fmt(tc.get("compile_s"), ".1f"),
-                     _fmt(npc.get("graphs"), "d"), _fmt(npc.get("breaks"), "d"),
-                     _short(tc.get("status")), _fmt(tc.get("speedup"), ".2f")))
+        rows.append((r["name"], _short(npc.get("status")), fmt(r["numpy_ms"], ".2f"),
+                     fmt(npc.get("ms"), ".2f"), fmt(npc.get("speedup"), ".2f"), fmt(ratio, ".2f"),
+                     fmt(npc.get("compile_s"), ".1f"), fmt(tc.get("compile_s"), ".1f"),
+                     fmt(npc.get("graphs"), "d"), fmt(npc.get("breaks"), "d"),
+                     _short(tc.get("status")), fmt(tc.get("speedup"), ".2f")))
     return rows
 
 
 def format_table(records):
-    rows = [COLUMNS] + table_rows(records)
-    widths = [max(len(row[i]) for row in rows) for i in range(len(COLUMNS))]
-    lines = []
-    for n, row in enumerate(rows):
-        lines.append("  ".join(cell.ljust(w) if i == 0 else cell.rjust(w)
-                               for i, (cell, w) in enumerate(zip(row, widths))))
-        if n == 0:
-            lines.append("-" * len(lines[0]))
-    return "\n".join(lines)
-
-
-def geometric_mean(values):
-    values = [v for v in values if v]
-    return math.exp(sum(math.log(v) for v in values) / len(values)) if values else None
+    return "\n".join(aligned([COLUMNS] + table_rows(records)))
 
 
 def summary_lines(records):
@@ -377,7 +358,7 @@ def summary_lines(records):
         ran = [r for r in records if system in r]
         good = [r[system]["speedup"] for r in ran if r[system]["status"] == "ok"]
         mean = geometric_mean(good)
-        lines.append(f"{system}: geometric-mean speedup over NumPy {_fmt(mean, '.2f')}x "
+        lines.append(f"{system}: geometric-mean speedup over NumPy {fmt(mean, '.2f')}x "
                      f"over {len(good)} of {len(ran)} workloads (correct results only)")
         slow = [f"{r['name']} ({r[system]['speedup']:.2f}x)" for r in ran
                 if r[system].get("speedup") and r[system]["speedup"] < 1 / SLOWER_THAN_NUMPY]
