@@ -1,9 +1,10 @@
 """Every npcompile setting, in one place (``npcompile.config.<name> = ...``).
 
 Settings are read at trace or call time, so changing one affects the next compile or
-call. The environment variables npcompile reads are read here and nowhere else:
-``NPCOMPILE_LOGS`` (log switches, see ``npcompile.set_logs``) and ``NPCOMPILE_MALLOC``
-(``default`` turns ``keep_freed_memory`` off)."""
+call. The environment variables npcompile reads are read here, once at import, and
+nowhere else: ``NPCOMPILE_LOGS`` (log switches, see ``npcompile.set_logs``),
+``NPCOMPILE_MALLOC`` (``default`` turns ``keep_freed_memory`` off) and
+``NPCOMPILE_TRITON_ANY_VERSION`` (``1`` turns ``triton_any_version`` on)."""
 import os
 
 #: Compiled entries kept per function before further misses run uncompiled.
@@ -66,6 +67,11 @@ parallel_threshold_bytes = None
 #: compiled function's per-call intermediates are reused instead of faulted in anew on
 #: every call (see runtime/memory.py). Process-wide; NPCOMPILE_MALLOC=default turns it off.
 keep_freed_memory = os.environ.get("NPCOMPILE_MALLOC", "").strip().lower() != "default"
+
+#: Run the Triton interpreter path (npcompile/gpu/triton_interpret.py) on torch or Triton
+#: versions it was not tested with; off, ``check_versions`` refuses them, since the private
+#: names it uses move between releases. NPCOMPILE_TRITON_ANY_VERSION=1 turns it on.
+triton_any_version = os.environ.get("NPCOMPILE_TRITON_ANY_VERSION") == "1"
 
 #: Log names ``set_logs`` and NPCOMPILE_LOGS accept ("all" switches every one on).
 LOG_NAMES = ("graph_breaks", "recompiles", "guards", "graph_code", "output_code")

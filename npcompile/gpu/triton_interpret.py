@@ -2,7 +2,7 @@
 torch and Triton that npcompile's GPU checks depend on lives in this module, and
 ``smoke_check`` (tests/gpu/test_triton_interpret_smoke.py) fails loudly when an upgrade
 moves one. Tested with the versions in ``TESTED``; others are refused by ``check_versions``
-unless ``NPCOMPILE_TRITON_ANY_VERSION=1``.
+unless ``npcompile.config.triton_any_version`` (``NPCOMPILE_TRITON_ANY_VERSION=1``).
 
 Two flavours of code generation, both run by the interpreter on CPU tensors:
 
@@ -28,12 +28,13 @@ import collections
 import contextlib
 import functools
 import inspect
-import os
 import re
 import warnings
 
 import numpy as np
 import torch
+
+from .. import config
 
 #: The versions this module was written and tested against (its private names move):
 #: Triton 3.9 beside torch's CPU build (Python 3.11), 3.7 where torch's CUDA build pins
@@ -59,11 +60,12 @@ def check_versions():
 
     found = {"torch": torch.__version__, "triton": triton.__version__}
     wrong = {k: v for k, v in found.items() if not v.startswith(TESTED[k])}   # startswith takes a tuple
-    if wrong and os.environ.get("NPCOMPILE_TRITON_ANY_VERSION") != "1":
+    if wrong and not config.triton_any_version:
         raise UnsupportedVersion(
             f"npcompile's Triton interpreter path was tested with torch {'/'.join(TESTED['torch'])}x and "
             f"triton {'x/'.join(TESTED['triton'])}x, found {found}; it uses private names of both (see "
-            "npcompile/gpu/triton_interpret.py). Set NPCOMPILE_TRITON_ANY_VERSION=1 to try anyway.")
+            "npcompile/gpu/triton_interpret.py). Set NPCOMPILE_TRITON_ANY_VERSION=1 (or "
+            "npcompile.config.triton_any_version = True) to try anyway.")
     return found
 
 
