@@ -9,6 +9,7 @@ NumPy itself, which produces NumPy's result, warning or exception exactly.
 """
 import ctypes
 import glob
+import operator
 import os
 
 import numba
@@ -137,35 +138,27 @@ def pymin(current, item):
     return item if item < current else current
 
 
-@_jit
-def amax(a):
-    """np.max(a): NaN if any element is NaN; NumPy raises on an empty array (so we bail)."""
-    if a.size == 0:
-        raise Bail()
-    first = True
-    best = a.flat[0]
-    for v in a.flat:
-        if v != v:
-            return v
-        if first or v > best:
-            best = v
-            first = False
-    return best
+def _extreme(beats):
+    """np.max(a) (``beats`` is ``>``) or np.min(a) (``<``): the first NaN if there is one,
+    else the first element no later one beats; NumPy raises on an empty array (so we bail)."""
+    @_jit
+    def extreme(a):
+        if a.size == 0:
+            raise Bail()
+        first = True
+        best = a.flat[0]
+        for v in a.flat:
+            if v != v:
+                return v
+            if first or beats(v, best):
+                best = v
+                first = False
+        return best
+    return extreme
 
 
-@_jit
-def amin(a):
-    if a.size == 0:
-        raise Bail()
-    first = True
-    best = a.flat[0]
-    for v in a.flat:
-        if v != v:
-            return v
-        if first or v < best:
-            best = v
-            first = False
-    return best
+amax = _extreme(operator.gt)
+amin = _extreme(operator.lt)
 
 
 @_jit
