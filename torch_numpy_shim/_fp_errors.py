@@ -211,16 +211,19 @@ def flags(name, inputs, results, mask=None):
     found = 0
     if name not in _EXACT and _wants_underflow():
         found |= _underflow(name, inputs, results, mask)
-    if all(math.isfinite(_total(r)) for r in results):
+    if all(_finite(r) for r in results):
         return found
     return found | _nonfinite_flags(name, inputs, results, mask)
 
 
-def _total(t):
-    """A number that is finite when every element is (not finite: some element is not,
-    or the sum overflowed)."""
+def _finite(t):
+    """True when every element is finite (False also when a sum of finite values
+    overflowed, leaving the exact check to the caller): one pass over the data."""
     t = torch.view_as_real(t) if t.dtype.is_complex else t
-    return t.sum(dtype=torch.float64).item() if t.dtype == torch.float16 else t.sum().item()
+    if t.numel() <= 64:   # a Python loop beats a torch reduction's fixed cost
+        return all(map(math.isfinite, t.reshape(-1).tolist()))
+    total = t.sum(dtype=torch.float64) if t.dtype == torch.float16 else t.sum()
+    return math.isfinite(total.item())
 
 
 def _float_inputs(inputs):
@@ -349,7 +352,7 @@ def reduction_flags(name, x, axes, result):
     NaN is invalid. ``axes``: the reduced axes of ``x`` (None: a running accumulation,
     judged on the whole array)."""
     if name in QUIET or not (result.dtype.is_floating_point or result.dtype.is_complex) or \
-            math.isfinite(_total(result)):
+            _finite(result):
         return 0
     if axes is None:
         nan_in, finite_in = bool(torch.isnan(x).any()), bool(torch.isfinite(x).all())

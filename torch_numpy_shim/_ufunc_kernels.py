@@ -210,19 +210,30 @@ def _small_integer_exponent(b):
 
 def _complex_integer_power(a, b):
     """NumPy's nc_pow for integral |n| < 100: a, a*a, a*a*a, else square-and-multiply
-    starting from 1 (then 1/r for negative n), with NumPy's multiplication order."""
+    starting from 1 (then 1/r for negative n), with NumPy's multiplication order and
+    its plain product formula (``_plain_product``)."""
     re = torch.real(b)
-    n = torch.abs(torch.where(_small_integer_exponent(b), re, torch.zeros_like(re))).to(torch.int64)
+    signed = torch.where(_small_integer_exponent(b), re, torch.zeros_like(re)).to(torch.int64)
+    n = torch.abs(signed)
     acc = torch.ones_like(a * b)
     square = a * torch.ones_like(acc)
     for bit in range(7):
         use = torch.bitwise_and(n, 1 << bit) != 0
-        acc = torch.where(use, acc * square, acc)
-        square = square * square
+        acc = torch.where(use, _plain_product(acc, square), acc)
+        square = _plain_product(square, square)
     acc = torch.where(re < 0, 1 / acc, acc)
-    acc = torch.where(n == 3, a * a * a, acc)
-    acc = torch.where(n == 2, a * a, acc)
-    return torch.where(n == 1, a * torch.ones_like(acc), acc)
+    squared = _plain_product(a, a)   # n = 2 and 3 are NumPy's shortcuts; -2 and -3 are not
+    acc = torch.where(signed == 3, _plain_product(squared, a), acc)
+    acc = torch.where(signed == 2, squared, acc)
+    return torch.where(signed == 1, a, acc)
+
+
+def _plain_product(x, y):
+    """(xr*yr - xi*yi) + (xr*yi + xi*yr)j, as NumPy's nc_prod: an overflow leaves the
+    NaN of inf - inf (torch's complex product, C99 Annex G, recovers an infinity:
+    (1e30+1e30j)**3 in complex64 is NaN-bearing in NumPy, -inf+infj in torch)."""
+    xr, xi, yr, yi = torch.real(x), torch.imag(x), torch.real(y), torch.imag(y)
+    return complex_from_parts(xr * yr - xi * yi, xr * yi + xi * yr)
 
 
 def float_power(a, b):

@@ -508,3 +508,19 @@ def test_division_by_tiny_floats(name, data):
     check(lambda xp, a, b: getattr(xp, name)(a, b), a, b, rtol=0.0)
     check(lambda xp, a, b: getattr(xp, name)(a, b[0]), a, b, rtol=0.0)
     check(lambda xp, a, b: getattr(xp, name)(b, a), a, b, rtol=0.0)
+
+
+@pytest.mark.parametrize("dtype", ["complex64", "complex128"])
+@pytest.mark.parametrize("n", [1, 2, 3, -2, -3, 5, 17, -17])
+def test_complex_integer_powers_are_numpys(dtype, n):
+    """NumPy's nc_pow: n = 2 and 3 are shortcuts (not -2, -3), products use the plain
+    formula, so an overflow leaves NaN where torch's complex product keeps infinities."""
+    big = 1e30 if dtype == "complex64" else 1e250
+    values = numpy.array([3 + 4j, 1e30 + 1e30j, big * (1 - 2j), complex(big, 0), 1e-30 + 1e-30j,
+                          complex(numpy.inf, 1), 9.206064e10 + 2.0075274e16j, 0.5 - 0.25j], dtype)
+
+    def power(xp, a):
+        with numpy.errstate(all="ignore"):
+            return xp.power(a, n)
+
+    check(power, values)
