@@ -461,32 +461,21 @@ def _extreme(a, axis, out, keepdims, initial, where, largest, skip_nan):
     return _deliver(_shaped(_extreme_value(x, largest, skip_nan), a.shape, axes, keepdims), out)
 
 
-@normalizer
-def max(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=False,
-        initial=None, where=True):
-    return _extreme(a, axis, out, keepdims, initial, where, largest=True, skip_nan=False)
+def _extreme_function(name, largest, skip_nan):
+    """max, min, nanmax and nanmin: NumPy's one signature over _extreme."""
+    def function(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=False,
+                 initial=None, where=True):
+        return _extreme(a, axis, out, keepdims, initial, where, largest=largest, skip_nan=skip_nan)
+    function.__name__ = function.__qualname__ = name
+    return normalizer(function)
 
 
-@normalizer
-def min(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=False,
-        initial=None, where=True):
-    return _extreme(a, axis, out, keepdims, initial, where, largest=False, skip_nan=False)
-
-
+max = _extreme_function("max", largest=True, skip_nan=False)
+min = _extreme_function("min", largest=False, skip_nan=False)
 amax = max
 amin = min
-
-
-@normalizer
-def nanmax(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=False,
-           initial=None, where=True):
-    return _extreme(a, axis, out, keepdims, initial, where, largest=True, skip_nan=True)
-
-
-@normalizer
-def nanmin(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=False,
-           initial=None, where=True):
-    return _extreme(a, axis, out, keepdims, initial, where, largest=False, skip_nan=True)
+nanmax = _extreme_function("nanmax", largest=True, skip_nan=True)
+nanmin = _extreme_function("nanmin", largest=False, skip_nan=True)
 
 
 @normalizer
