@@ -328,22 +328,21 @@ def _all_nonzero_finite(tensors):
     return combined
 
 
-def cast_flags(source, target_dtype):
+def cast_flags(source, target_dtype, mask=None):
     """The flags NumPy's cast of the tensor ``source`` to the torch dtype
-    ``target_dtype`` raises: float to integer of NaN, inf or out-of-range values
-    ('invalid'); a finite float to a narrower float that overflows ('overflow')."""
-    if not source.dtype.is_floating_point:
+    ``target_dtype`` raises (where ``mask`` holds): float to integer of NaN, inf or
+    out-of-range values ('invalid'); a finite float to a narrower float that overflows
+    ('overflow'). NumPy names them 'cast' in ``astype``, the ufunc's name for ``out=``."""
+    if not source.dtype.is_floating_point or target_dtype == torch.bool or target_dtype.is_complex:
         return 0
     if target_dtype.is_floating_point:
         if torch.finfo(target_dtype).max >= torch.finfo(source.dtype).max:
             return 0
         overflows = torch.isinf(source.to(target_dtype)) & torch.isfinite(source)
-        return OVERFLOW if bool(overflows.any()) else 0
-    if target_dtype == torch.bool or target_dtype.is_complex:
-        return 0
+        return OVERFLOW if _holds(overflows, mask) else 0
     info = torch.iinfo(target_dtype)
     bad = ~torch.isfinite(source) | (source < info.min) | (source >= float(info.max) + 1)
-    return INVALID if bool(bad.any()) else 0
+    return INVALID if _holds(bad, mask) else 0
 
 
 def reduction_flags(name, x, axes, result):

@@ -208,6 +208,8 @@ def _store(result, loop_dt, out, mask, shape, np_ufunc, casting, index):
         raise ValueError(f"non-broadcastable output operand with shape {out_shape} doesn't match "
                          f"the broadcast shape {_broadcast_shape([shape, out_shape])}")
     value = _to_dtype(result, out.dtype)
+    if result.dtype != value.dtype and _fp_errors.watching():   # NumPy's cast into out= reports too
+        _fp_errors.report(_fp_errors.cast_flags(result, value.dtype, mask), np_ufunc.__name__)
     if mask is not None:
         value = torch.where(mask, value, out._t)
     out._t.copy_(value.expand(out_shape))

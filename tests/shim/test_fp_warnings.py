@@ -156,6 +156,13 @@ CASES = {
     "divide.outer": lambda xp: xp.divide.outer(xp.asarray(numpy.array([1.0, 0.0])), xp.asarray(numpy.array([0.0]))),
     "divmod": lambda xp: xp.divmod(xp.asarray(numpy.array([1.0, 0.0])), 0.0),
     "multiply of float32 scalars": lambda xp: xp.multiply(xp.float32(1e30), xp.float32(1e30)),
+    "NaN cast into an int out=": lambda xp: xp.add(xp.asarray(numpy.array([numpy.nan, 1.0])), 1.0,
+                                                   out=xp.asarray(numpy.zeros(2, "int64")), casting="unsafe"),
+    "cast into a float16 out= overflows": lambda xp: xp.multiply(
+        xp.asarray(numpy.array([1e10, 1.0])), 2.0, out=xp.asarray(numpy.zeros(2, "float16")), casting="unsafe"),
+    "cast masked out": lambda xp: xp.add(xp.asarray(numpy.array([numpy.nan, 1.0])), 1.0,
+                                         out=xp.asarray(numpy.zeros(2, "int32")), casting="unsafe",
+                                         where=xp.asarray(numpy.array([False, True]))),
 }
 
 
