@@ -786,28 +786,29 @@ def _window_length(M):
     return float(M)
 
 
-def _cosine_window(M, coefficients):
-    """sum_k c_k cos(k pi n / (M - 1)) over n = 1-M, 3-M, ..., M-1 (NumPy's recipe)."""
+def _window(M, values):
+    """NumPy's symmetric windows: none below length 1, [1.] at 1, else ``values(n, M)``
+    over n = 1-M, 3-M, ..., M-1 (float64)."""
     M = _window_length(M)
     if M < 1:
         return ndarray._wrap(torch.zeros(0, dtype=torch.float64))
     if M == 1:
         return ndarray._wrap(torch.ones(1, dtype=torch.float64))
-    n = torch.arange(1 - M, M, 2, dtype=torch.float64)
-    result = torch.full_like(n, coefficients[0])
-    for k, c in enumerate(coefficients[1:], start=1):
-        result = result + c * torch.cos(k * math.pi * n / (M - 1))
-    return ndarray._wrap(result)
+    return ndarray._wrap(values(torch.arange(1 - M, M, 2, dtype=torch.float64), M))
+
+
+def _cosine_window(M, coefficients):
+    """sum_k c_k cos(k pi n / (M - 1)) (NumPy's recipe)."""
+    def values(n, M):
+        result = torch.full_like(n, coefficients[0])
+        for k, c in enumerate(coefficients[1:], start=1):
+            result = result + c * torch.cos(k * math.pi * n / (M - 1))
+        return result
+    return _window(M, values)
 
 
 def bartlett(M):
-    M = _window_length(M)
-    if M < 1:
-        return ndarray._wrap(torch.zeros(0, dtype=torch.float64))
-    if M == 1:
-        return ndarray._wrap(torch.ones(1, dtype=torch.float64))
-    n = torch.arange(1 - M, M, 2, dtype=torch.float64)
-    return ndarray._wrap(torch.where(n <= 0, 1 + n / (M - 1), 1 - n / (M - 1)))
+    return _window(M, lambda n, M: torch.where(n <= 0, 1 + n / (M - 1), 1 - n / (M - 1)))
 
 
 def blackman(M):
