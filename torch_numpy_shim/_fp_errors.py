@@ -201,9 +201,9 @@ _OWN_RULES = {"logaddexp": _log_add_flags, "logaddexp2": lambda *a: _log_add_fla
 def flags(name, inputs, results, mask=None):
     """The flags NumPy's loop for ``name`` raises on these operands (tensors in the
     loop's dtypes) and results; ``mask``: the where= mask, or None."""
-    if name in QUIET:
-        return 0
     out = results[0]
+    if name in QUIET or out.numel() == 0:   # an empty result computed nothing (array([]) // 0)
+        return 0
     if not out.dtype.is_floating_point and not out.dtype.is_complex:
         return _integer_flags(name, inputs, mask) if name in _INT_DIVISION or name == "reciprocal" else 0
     if name in _OWN_RULES:

@@ -133,6 +133,8 @@ CASES = {
     "sin of subnormal": lambda xp: xp.sin(xp.asarray(numpy.array([1e-310]))),
     "exact subnormal difference": lambda xp: xp.asarray(numpy.array([3e-308])) - 2.9e-308,
     "int // 0": lambda xp: xp.asarray(numpy.array([1, 2], "int32")) // 0,
+    "empty // 0": lambda xp: xp.asarray(numpy.array([], "int16")) // 0,
+    "empty / 0.0": lambda xp: xp.divide(xp.asarray(numpy.ones((0, 2))), xp.asarray(numpy.zeros(2))),
     "MIN // -1": lambda xp: xp.floor_divide(xp.asarray(numpy.array([-128], "int8")), numpy.int8(-1)),
     "inf - inf": lambda xp: xp.subtract(xp.asarray(numpy.array([numpy.inf, 1.0])), numpy.inf),
     "nan + 1 is quiet": lambda xp: xp.asarray(numpy.array([numpy.nan])) + 1.0,
