@@ -382,14 +382,20 @@ def _var_or_std(a, axis, dtype, out, ddof, keepdims, where, mean_, correction, r
     return _deliver_variance(result, out, root)
 
 
+def _entry_point(name, function):
+    """``function`` as NumPy's ``name``, its annotated arguments normalized: for the
+    public functions that differ only in the flags they hand one worker."""
+    function.__name__ = function.__qualname__ = name
+    return normalizer(function)
+
+
 def _variance_function(name, worker, root):
     """var, std, nanvar and nanstd: NumPy's one signature over ``worker``
     (_var_or_std or _nan_var_or_std); ``root`` makes it the standard deviation."""
     def function(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
                  ddof=0, keepdims=False, *, where=True, mean=None, correction=None):
         return worker(a, axis, dtype, out, ddof, keepdims, where, mean, correction, root)
-    function.__name__ = function.__qualname__ = name
-    return normalizer(function)
+    return _entry_point(name, function)
 
 
 var = _variance_function("var", _var_or_std, root=False)
@@ -466,8 +472,7 @@ def _extreme_function(name, largest, skip_nan):
     def function(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=False,
                  initial=None, where=True):
         return _extreme(a, axis, out, keepdims, initial, where, largest=largest, skip_nan=skip_nan)
-    function.__name__ = function.__qualname__ = name
-    return normalizer(function)
+    return _entry_point(name, function)
 
 
 max = _extreme_function("max", largest=True, skip_nan=False)
@@ -515,14 +520,15 @@ def _arg_extreme(a, axis, out, keepdims, largest):
     return _store(index, out)
 
 
-@normalizer
-def argmax(a: ArrayLike, axis=None, out: OutArray = None, *, keepdims=False):
-    return _arg_extreme(a, axis, out, keepdims, largest=True)
+def _arg_function(name, worker, largest):
+    """argmax, argmin, nanargmax and nanargmin: NumPy's one signature over ``worker``."""
+    def function(a: ArrayLike, axis=None, out: OutArray = None, *, keepdims=False):
+        return worker(a, axis, out, keepdims, largest=largest)
+    return _entry_point(name, function)
 
 
-@normalizer
-def argmin(a: ArrayLike, axis=None, out: OutArray = None, *, keepdims=False):
-    return _arg_extreme(a, axis, out, keepdims, largest=False)
+argmax = _arg_function("argmax", _arg_extreme, largest=True)
+argmin = _arg_function("argmin", _arg_extreme, largest=False)
 
 
 def _nan_replaced(a, value):
@@ -547,14 +553,8 @@ def _nan_arg_extreme(a, axis, out, keepdims, largest):
     return _arg_extreme(filled, axis, out, keepdims, largest)
 
 
-@normalizer
-def nanargmax(a: ArrayLike, axis=None, out: OutArray = None, *, keepdims=False):
-    return _nan_arg_extreme(a, axis, out, keepdims, largest=True)
-
-
-@normalizer
-def nanargmin(a: ArrayLike, axis=None, out: OutArray = None, *, keepdims=False):
-    return _nan_arg_extreme(a, axis, out, keepdims, largest=False)
+nanargmax = _arg_function("nanargmax", _nan_arg_extreme, largest=True)
+nanargmin = _arg_function("nanargmin", _nan_arg_extreme, largest=False)
 
 
 # ---- any, all, count_nonzero -----------------------------------------------------------------
