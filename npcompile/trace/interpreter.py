@@ -80,6 +80,15 @@ class ArrayInput:
         self.dynamic = ()
 
 
+def _user_truth(cls):
+    """Whether ``bool()`` of a ``cls`` object runs Python code of the user's (a
+    ``__bool__`` or ``__len__`` defined in Python)."""
+    for name in ("__bool__", "__len__"):
+        if isinstance(getattr(cls, name, None), types.FunctionType):
+            return True
+    return False
+
+
 class Tracer:
     """One trace of one function call. ``inputs`` persists across restarts (a restart
     happens when tracing discovers an array that is not yet a declared graph input)."""
@@ -550,6 +559,11 @@ class Tracer:
         if isinstance(value, ShimArray):
             raise GraphBreak("data-dependent branch: the condition is an array value",
                              "use np.where, or compute the condition outside the compiled function")
+        if _user_truth(type(value)):
+            # its __bool__ would read the object's real state, which the trace's own
+            # writes (replayed only when the graph has run) and no guard keep up with
+            raise GraphBreak(f"the truth of a {type(value).__name__} runs its own __bool__ or __len__",
+                             "branch on a plain value (a bool, an int) computed from the object")
         return bool(value)
 
     def iterate(self, value):
