@@ -155,6 +155,10 @@ def keep_unrolling(state, frame, inst, nodes):
         state.nodes_at_first = nodes
         if nodes * total <= config.loop_unroll_nodes:   # nodes bounds one body from above
             state.unroll = True
+            return True
+        if 2 * nodes > config.loop_unroll_nodes:   # no room to measure: a second iteration
+            state.unroll = False                  # could double the graph (a time step
+            return False                          # whose body is the whole graph)
         return True   # else one more iteration measures the body exactly
     body = nodes - state.nodes_at_first
     state.unroll = nodes + body * remaining <= config.loop_unroll_nodes and \
@@ -224,8 +228,8 @@ class RangeCursor:
         ``config.loop_chunk_nodes``: a large body gains little from chunks (its per-call
         overhead is small beside its work) and costs its compile time once per copy."""
         if self.chunk is None:
-            chunk = min(config.loop_chunk_trips, config.loop_chunk_nodes // max(nodes, 1))
-            self.chunk = chunk if 1 <= chunk - 1 <= self.remaining else 1
+            self.chunk = chunk_size(min(config.loop_chunk_trips, config.loop_chunk_nodes // max(nodes, 1)),
+                                    self.remaining + 1)
         return self.advanced < self.chunk - 1
 
     def guards(self, items):
@@ -233,6 +237,17 @@ class RangeCursor:
         expr = self.source.expr
         return [(f"{expr}.__reduce__()[1][0].step == {self.step!r}", f"{self.source.label} steps by {self.step}"),
                 (f"{expr}.__length_hint__() >= {items}", f"{self.source.label} has {items} more items")]
+
+
+def chunk_size(largest, trips):
+    """Iterations per body graph for a loop with ``trips`` left (this one included),
+    at most ``largest``: the largest size from ``largest`` down to half of it that divides
+    ``trips``, so that no iterations are left over for a body graph of their own (one
+    more compile); else ``largest``; 1 when fewer than ``largest`` are left (the last
+    few of a loop: one iteration a call, a graph that serves any number of them)."""
+    if largest < 2 or trips < largest:
+        return 1
+    return next((c for c in range(largest, max(2, (largest + 1) // 2) - 1, -1) if trips % c == 0), largest)
 
 
 def range_cursor(frame, real_frame, source_of_slot):
