@@ -22,8 +22,17 @@ report there).
 Inductor's code generation, the bulk of a compile's Python, runs in a child process
 (runtime/compile_process.py): the worker thread holds the GIL only to trace and
 decompose the graph, so the user's NumPy calls are slowed as little as they can be.
+The worker yields to them: it runs niced (``lower_priority``) and, while it works, the
+interpreter switches threads every 0.5 ms instead of 5 (``polite_switching``). At exit
+it is stopped first (``Worker.close``): a daemon thread left inside torch aborts the
+interpreter's finalization.
 """
+import atexit
+import contextlib
+import ctypes
+import os
 import queue
+import sys
 import threading
 
 from . import compile_process
@@ -89,6 +98,71 @@ def snapshot_frames(frames):
     return copies
 
 
+#: The interpreter's switch interval while a background job runs (seconds; None: leave it).
+SWITCH_INTERVAL = 0.0005
+
+
+@contextlib.contextmanager
+def polite_switching():
+    """Lower the interpreter's switch interval (``sys.setswitchinterval``) to
+    ``SWITCH_INTERVAL`` while a background job runs, and put the caller's back after it.
+
+    Why: a large NumPy loop releases the GIL, and the worker takes it meanwhile (tracing,
+    decomposing, loading: pure Python). When the loop ends, the user's thread asks for
+    the GIL back but only forces a switch after waiting a whole switch interval, 5 ms by
+    default: a call of 40 ufuncs could wait 200 ms, more than NumPy's own work. At 0.5 ms
+    it waits a tenth of that; the worker still runs while NumPy computes. A value the
+    program sets meanwhile is kept (only our own value is replaced)."""
+    previous = sys.getswitchinterval()
+    if SWITCH_INTERVAL is None or previous <= SWITCH_INTERVAL:
+        yield
+        return
+    sys.setswitchinterval(SWITCH_INTERVAL)
+    lowered = sys.getswitchinterval()
+    try:
+        yield
+    finally:
+        if sys.getswitchinterval() == lowered:
+            sys.setswitchinterval(previous)
+
+
+class Exiting(BaseException):
+    """Raised in the worker thread when the process exits (see ``Worker.close``): a
+    BaseException, so that no compile step's ``except Exception`` takes it for a failure."""
+
+
+_EXIT_HOOK = []
+
+
+def _register_exit_once(worker):
+    if not _EXIT_HOOK:
+        _EXIT_HOOK.append(atexit.register(worker.close))
+
+
+#: The worker thread's niceness (None: leave it).
+WORKER_NICENESS = 10
+
+
+def lower_priority():
+    """The calling thread (the worker) at ``WORKER_NICENESS``: Linux schedules threads,
+    each with its own niceness, and the processes and threads it starts inherit it.
+
+    Why: on a busy machine the worker's Python (tracing, decomposing, loading) takes CPU
+    time from the user's thread, which waits its turn meanwhile; with autogroup
+    scheduling (a session's threads share one slice of the machine) every second of it
+    comes out of the user's own share. Niced, it gets a tenth of the user's thread when
+    both want the CPU, and all of an idle core. The cost: a worker that holds the GIL
+    while the scheduler has put it aside delays the user's next GIL handoff more; the
+    first 20 calls measure faster with it (benchmarks/first_calls.py)."""
+    if WORKER_NICENESS is None:
+        return
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, max(WORKER_NICENESS, os.getpriority(os.PRIO_PROCESS, tid)))
+    except (AttributeError, OSError):
+        pass
+
+
 class Worker:
     """One daemon thread that runs queued compile jobs one at a time. ``pending`` holds
     the keys of jobs queued or running (a key is queued at most once)."""
@@ -99,6 +173,8 @@ class Worker:
         self._thread = None
         self.pending = set()
         self.done = 0
+        self._closing = False
+        self._parked = threading.Event()
 
     def is_pending(self, key):
         """Whether a job of ``key`` is queued or running (a caller may then skip the
@@ -109,31 +185,70 @@ class Worker:
         """Queue ``job()`` under ``key`` unless a job of that key is pending; True if queued.
         ``backend``: the one the job compiles with (see ``compile_process.out_of_process``)."""
         with self._lock:
-            if key in self.pending:
+            if key in self.pending or self._closing:
                 return False
             self.pending.add(key)
             if self._thread is None or not self._thread.is_alive():
                 self._thread = threading.Thread(target=self._run, name="npcompile-background-compile",
                                                 daemon=True)
                 self._thread.start()
+                _register_exit_once(self)
         self._jobs.put((key, job, backend))
         return True
 
     def _run(self):
-        while True:
-            key, job, backend = self._jobs.get()
-            try:
-                with compile_process.out_of_process(backend):
-                    job()
-            except BaseException as exc:   # noqa: BLE001 - a job's failure must not stop the worker
-                from .failures import warn
-                warn(f"a background compile failed unexpectedly ({type(exc).__name__}: {exc}); "
-                     "the calls it was for keep running uncompiled")
-            finally:
-                with self._lock:
-                    self.pending.discard(key)
-                    self.done += 1
-                self._jobs.task_done()
+        lower_priority()
+        try:
+            while True:
+                item = self._jobs.get()
+                if item is None or self._closing:   # None: ``close``'s wake-up
+                    self._jobs.task_done()
+                    break
+                self._run_one(*item)
+        except Exiting:
+            pass
+        self._parked.set()
+        threading.Event().wait()   # parked for good: the process is exiting (see ``close``)
+
+    def _run_one(self, key, job, backend):
+        try:
+            with polite_switching(), compile_process.out_of_process(backend):
+                job()
+        except Exiting:
+            raise
+        except BaseException as exc:   # noqa: BLE001 - a job's failure must not stop the worker
+            if self._closing:
+                raise Exiting from None   # the process is exiting: its child was stopped
+            from .failures import warn
+            warn(f"a background compile failed unexpectedly ({type(exc).__name__}: {exc}); "
+                 "the calls it was for keep running uncompiled")
+        finally:
+            with self._lock:
+                self.pending.discard(key)
+                self.done += 1
+            self._jobs.task_done()
+
+    def close(self, timeout=5.0):
+        """At exit: no job starts any more, the running one is stopped (``Exiting`` raised
+        in the worker at its next Python instruction), the compile process is stopped,
+        and the worker parks in a plain wait; True once it has.
+
+        Why: the interpreter finalizes with the daemon worker still alive. A worker inside
+        a torch operation then (each releases the GIL while it computes) exits when it
+        asks for the GIL back, unwinding through torch's C++ frames, and that calls
+        std::terminate: the process aborts (status 134) and loses its unflushed output.
+        A thread parked in a wait exits cleanly."""
+        with self._lock:
+            self._closing = True
+            thread = self._thread
+        if thread is None or not thread.is_alive():
+            compile_process.shutdown()
+            return True
+        self._jobs.put(None)   # wakes an idle worker
+        if thread is not threading.current_thread():
+            ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(Exiting))
+        compile_process.shutdown()   # a worker waiting on the child wakes
+        return self._parked.wait(timeout)
 
     def wait(self, timeout=None):
         """Block until every queued job has finished (tests, benchmarks, ``npcompile.wait``).

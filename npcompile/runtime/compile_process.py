@@ -25,7 +25,6 @@ the protocol cannot pickle is compiled in-process, as Inductor itself falls back
 child that fails or dies fails that compile (one warning, that graph runs uncompiled);
 the next compile starts a new child.
 """
-import atexit
 import contextlib
 import os
 import threading
@@ -36,7 +35,6 @@ _STATE = threading.local()
 _POOL_LOCK = threading.Lock()
 _pool = None
 _installed = False
-_EXIT_HOOK = []
 #: The child's niceness increment: compiles yield the CPU to the user's calls.
 CHILD_NICENESS = 10
 
@@ -190,10 +188,20 @@ def _live_pool():
         if _pool is None or not _pool.running:
             from torch._inductor.compile_worker.subproc_pool import SubprocKind, SubprocPool
 
-            if not _EXIT_HOOK:
-                _EXIT_HOOK.append(atexit.register(shutdown))   # no compile outlives the process
             _pool = SubprocPool(1, kind=SubprocKind.SPAWN)
+            _renice(_pool.process.pid)
         return _pool
+
+
+def _renice(pid):
+    """The child process at ``CHILD_NICENESS`` from its start: it spends seconds of CPU
+    importing torch and then spawns the process that compiles (which imports it again),
+    both of which would otherwise take the user's core at full priority. Processes and
+    threads it starts inherit its niceness."""
+    try:
+        os.setpriority(os.PRIO_PROCESS, pid, max(CHILD_NICENESS, os.getpriority(os.PRIO_PROCESS, pid)))
+    except (AttributeError, OSError):   # no setpriority here, or the child has exited already
+        pass
 
 
 def _discard_if_failed(pool, future):
@@ -209,7 +217,8 @@ def _discard_if_failed(pool, future):
 
 
 def shutdown():
-    """Stop the child (tests; at exit the pool's own handler stops it)."""
+    """Stop the child (at exit, by ``background.Worker.close``: no compile outlives the
+    process; and in tests)."""
     global _pool
     with _POOL_LOCK:
         pool, _pool = _pool, None
@@ -258,11 +267,9 @@ _NICED = []
 
 
 def _lower_priority():
-    """Once per child: its compiles (and the gcc they start) yield the CPU."""
+    """Once per child: its compiles (and the gcc they start) yield the CPU (it inherits
+    ``CHILD_NICENESS`` from the process that started it; this covers another start)."""
     if _NICED:
         return
     _NICED.append(True)
-    try:
-        os.nice(CHILD_NICENESS)
-    except OSError:
-        pass
+    _renice(os.getpid())

@@ -4,6 +4,7 @@ switch happens between calls; queued compiles coalesce; resumed segments compile
 background too; failures, the child's included, leave the function running uncompiled
 with one warning."""
 import os
+import sys
 import threading
 import warnings
 
@@ -339,3 +340,77 @@ def test_the_first_background_compile_has_the_child_make_the_calibrations(uncali
     assert inductor_compiled(jitted.entries[0])
     assert uncalibrated == []                                   # nothing timed in this process
     assert list((tmp_path / "npcompile-calibrations").glob("*.json"))   # the child published them
+
+
+# ---- the worker yields to the caller's thread --------------------------------------------
+def test_the_switch_interval_is_lowered_while_a_job_runs_and_put_back_after():
+    before = sys.getswitchinterval()
+    seen = []
+    background.WORKER.submit(("interval", 1), lambda: seen.append(sys.getswitchinterval()))
+    assert npcompile.wait_for_compiles(120)
+    assert seen == [pytest.approx(background.SWITCH_INTERVAL)]
+    assert sys.getswitchinterval() == before
+
+
+def test_an_interval_the_program_sets_during_a_job_is_kept():
+    before = sys.getswitchinterval()
+    release, inside = threading.Event(), threading.Event()
+    background.WORKER.submit(("interval", 2), lambda: inside.set() or release.wait())
+    try:
+        assert inside.wait(120)
+        sys.setswitchinterval(0.002)          # the program's own choice, made meanwhile
+    finally:
+        release.set()
+    try:
+        assert npcompile.wait_for_compiles(120)
+        assert sys.getswitchinterval() == pytest.approx(0.002)
+    finally:
+        sys.setswitchinterval(before)
+
+
+def test_the_worker_thread_and_the_compile_process_run_at_a_lower_priority():
+    seen = []
+    background.WORKER.submit(("priority", 1),
+                             lambda: seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id())))
+    assert npcompile.wait_for_compiles(120)
+    assert seen[0] >= background.WORKER_NICENESS
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) < background.WORKER_NICENESS   # ours
+    compile_process.shutdown()
+    pool = compile_process._live_pool()       # started from this thread, at its priority 0
+    assert os.getpriority(os.PRIO_PROCESS, pool.process.pid) >= compile_process.CHILD_NICENESS
+    assert pool.submit(os.getpriority, os.PRIO_PROCESS, 0).result() >= compile_process.CHILD_NICENESS
+
+
+EXITS_WHILE_THE_WORKER_IS_IN_TORCH = """
+import threading, time
+import numpy as np
+import torch
+import npcompile
+
+inside = threading.Event()
+
+def spinning(gm, example_inputs):      # a compile that is inside torch whenever it is looked at
+    inside.set()
+    a = torch.ones(200, 200)
+    while True:
+        torch.mm(a, a)
+
+class ReleasesTheGilAtTeardown:        # as flushing a file does while the interpreter finalizes
+    def __del__(self):
+        time.sleep(0.05)
+
+keep = ReleasesTheGilAtTeardown()
+f = npcompile.jit(lambda a: a * 2.0, backend=spinning, compile="background")
+f(np.arange(3.0))
+print("inside", inside.wait(300))
+"""
+
+
+def test_a_program_that_exits_while_the_worker_is_inside_torch_exits_cleanly():
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    done = subprocess.run([sys.executable, "-c", EXITS_WHILE_THE_WORKER_IS_IN_TORCH], cwd=root,
+                          capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, PYTHONWARNINGS="ignore"))
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert done.stdout == "inside True\n"
