@@ -36,6 +36,7 @@ from ..trace.interpreter import arg_count, bind_arguments, is_user_function
 from ..trace.jitted import Jitted
 from ..trace.real import RealRunner
 from . import background, devices, failures, layouts, read_only, staging
+from .break_steps import quick_step
 from .entries import MISS, CompiledEntry, FallbackEntry
 from .entries import transfers as _transfers
 from .entries import writer as _writer
@@ -239,11 +240,21 @@ class JitFunction(Jitted):
         return self.device_entries.setdefault(device, [])
 
     def _resume(self, frames, device, computed=frozenset()):
-        runner = RealRunner(frames, self._call_at_break)
+        """Run the instruction the segment stopped before, then the segment that starts
+        after it. A loop's condition jump or back edge (``break_steps``) is taken without
+        the general runner; one is made only when real code must run."""
+        runner = None if quick_step(frames) else RealRunner(frames, self._call_at_break)
         try:
-            runner.run_break()
-            key = (device, tuple((f.code, f.ip) for f in frames))
-            entries = self.resume_entries.setdefault(key, [])
+            if runner is not None:
+                runner.run_break()
+            if len(frames) == 1:
+                frame = frames[0]
+                key = (device, ((frame.code, frame.ip),))
+            else:
+                key = (device, tuple((f.code, f.ip) for f in frames))
+            entries = self.resume_entries.get(key)
+            if entries is None:
+                entries = self.resume_entries.setdefault(key, [])
             if self.events is None:   # a loop body's hot path: each fast path checks its own guards once
                 for entry in entries:
                     fast = entry.fast
@@ -251,12 +262,15 @@ class JitFunction(Jitted):
                         try:
                             result = fast(frames)
                         except RerunUncompiled as rerun:
+                            runner = runner or RealRunner(frames, self._call_at_break)
                             return entry.rerun(rerun, runner.finish_frames)
                         if result is not MISS:
                             return result
+            runner = runner or RealRunner(frames, self._call_at_break)
             return self._segment(entries, frames, frames, runner.finish_frames, device, computed=computed)
         finally:
-            self.host_copies += runner.host_copies
+            if runner is not None:
+                self.host_copies += runner.host_copies
 
     def _segment(self, entries, L, resume_frames, fallback, device, staged=(), computed=frozenset(),
                  native_call=None):

@@ -17,6 +17,8 @@ NULL = Null()
 #: Frame.returns_instead when the frame's own return value is what its caller gets.
 NO_VALUE = Null()
 
+_new = object.__new__
+
 #: What Tracer.call returns when it pushed a frame: the value arrives when that frame returns.
 INLINED = object()
 
@@ -65,6 +67,19 @@ class Frame:
         self.returns_instead = NO_VALUE
         self.error_on_graph_break = False
         self.fullgraph = False
+
+    @classmethod
+    def rebuilt(cls, function, code, ip, lineno, locals_, stack, cells, kw_names, yielded, returns_instead,
+                error_on_graph_break, fullgraph):
+        """The frame a compiled segment hands back at a break, every field set once (a
+        loop body's segment rebuilds one per iteration)."""
+        frame = _new(cls)
+        frame.code, (frame.instructions, frame.index_of) = code, instructions_of(code)
+        frame.locals, frame.cells, frame.stack, frame.ip = locals_, cells, stack, ip
+        frame.globals, frame.function, frame.kw_names = function.__globals__, function, kw_names
+        frame.yielded, frame.lineno, frame.returns_instead = yielded, lineno, returns_instead
+        frame.error_on_graph_break, frame.fullgraph = error_on_graph_break, fullgraph
+        return frame
 
     def jump(self, offset):
         self.ip = self.index_of[offset]

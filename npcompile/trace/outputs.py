@@ -46,7 +46,7 @@ class SegmentEnd:
 
 class OutputPlan:
     def __init__(self):
-        self.constants = {"_restore": _restore, "_frame": _frame, "_cell": types.CellType,
+        self.constants = {"_restore": _restore, "_frame": Frame.rebuilt, "_cell": types.CellType,
                           "_method": types.MethodType, "_rebuild": _rebuild, "NULL": NULL,
                           "NO_VALUE": NO_VALUE, "_Resume": Resume, "_resident": DeviceArray,
                           "RerunUncompiled": RerunUncompiled}
@@ -71,9 +71,10 @@ class OutputPlan:
 
     def namespace(self, globals_dict, closure, tensor_outputs):
         to_array = _to_numpy_array if self.plain_cpu_outputs else _to_numpy_array_any
+        to_scalar = _to_numpy_scalar_cpu if self.plain_cpu_outputs else _to_numpy_scalar
         return dict(self.constants, G=globals_dict, B=builtins.__dict__, C=closure,
                     _array=_to_tensor if tensor_outputs else to_array,
-                    _scalar=_to_tensor if tensor_outputs else _to_numpy_scalar)
+                    _scalar=_to_tensor if tensor_outputs else to_scalar)
 
 
 class _Encoder:
@@ -279,6 +280,21 @@ def _to_numpy_scalar(t):
     return _to_numpy_array_any(t)[()]
 
 
+#: dtypes whose Python value (``Tensor.item``) converts to the NumPy scalar exactly
+_EXACT_ITEMS = {torch.bool: numpy.bool_, torch.float64: numpy.float64, torch.complex128: numpy.complex128,
+                torch.int64: numpy.int64, torch.int32: numpy.int32, torch.int16: numpy.int16,
+                torch.int8: numpy.int8, torch.uint8: numpy.uint8}
+
+
+def _to_numpy_scalar_cpu(t):
+    """A plain CPU tensor's NumPy scalar: through ``item`` where that is exact (2-3x
+    faster than a NumPy view: a loop's condition is one per iteration)."""
+    kind = _EXACT_ITEMS.get(t.dtype)
+    if kind is None or t.dim():
+        return t.numpy()[()]
+    return kind(t.item())
+
+
 def _to_tensor(t):
     return t
 
@@ -294,15 +310,6 @@ def _rebuild(fn, args, state):
     if state is not None:
         it.__setstate__(state)
     return it
-
-
-def _frame(function, code, ip, lineno, locals_, stack, cells, kw_names, yielded, returns_instead,
-           error_on_graph_break, fullgraph):
-    frame = Frame(code, function.__globals__, function, locals_)
-    frame.ip, frame.lineno, frame.stack, frame.cells = ip, lineno, stack, cells
-    frame.kw_names, frame.yielded, frame.returns_instead = kw_names, yielded, returns_instead
-    frame.error_on_graph_break, frame.fullgraph = error_on_graph_break, fullgraph
-    return frame
 
 
 def to_numpy_object(value):
