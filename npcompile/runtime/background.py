@@ -184,6 +184,7 @@ class Worker:
     def submit(self, key, job, backend=None):
         """Queue ``job()`` under ``key`` unless a job of that key is pending; True if queued.
         ``backend``: the one the job compiles with (see ``compile_process.out_of_process``)."""
+        limit = compile_process.caller_limit(backend)   # read on the caller's thread
         with self._lock:
             if key in self.pending or self._closing:
                 return False
@@ -193,7 +194,7 @@ class Worker:
                                                 daemon=True)
                 self._thread.start()
                 _register_exit_once(self)
-        self._jobs.put((key, job, backend))
+        self._jobs.put((key, job, backend, limit))
         return True
 
     def _run(self):
@@ -210,9 +211,9 @@ class Worker:
         self._parked.set()
         threading.Event().wait()   # parked for good: the process is exiting (see ``close``)
 
-    def _run_one(self, key, job, backend):
+    def _run_one(self, key, job, backend, caller_limit):
         try:
-            with polite_switching(), compile_process.out_of_process(backend):
+            with polite_switching(), compile_process.out_of_process(backend, caller_limit):
                 job()
         except Exiting:
             raise

@@ -40,22 +40,35 @@ CHILD_NICENESS = 10
 
 
 @contextlib.contextmanager
-def out_of_process(backend=None):
+def out_of_process(backend=None, caller_limit=None):
     """Inductor code generation on this thread goes to the compile process (while
     ``config.compile_out_of_process``). ``backend``: the compile's; for Inductor's, the
-    first such compile of the process has the child make this machine's calibrations."""
+    first such compile of the process has the child make this machine's calibrations,
+    for this thread's thread limit and the ``caller_limit`` of the thread whose call
+    queued the compile (see ``caller_limit``)."""
     if not config.compile_out_of_process:
         yield
         return
     _install()
     if _is_inductor(backend):
-        calibrate_in_child_first()
+        calibrate_in_child_first(caller_limit)
     previous = getattr(_STATE, "active", False)
     _STATE.active = True
     try:
         yield
     finally:
         _STATE.active = previous
+
+
+def caller_limit(backend):
+    """The thread limit the calling thread's calls are decided under (npcompile/threads.py),
+    for a compile with ``backend`` that may calibrate (else None): read where a call
+    queues the compile, since each thread has its own torch thread count (OpenMP's is
+    per thread) and the worker's may differ from the caller's."""
+    if not (config.compile_out_of_process and _is_inductor(backend)):
+        return None
+    from .. import threads
+    return threads.thread_limit()
 
 
 def _install():
@@ -89,29 +102,35 @@ def _is_inductor(backend):
         getattr(backend, "__name__", None) == "inductor"
 
 
-_CALIBRATED = []
+_CALIBRATED = set()
 
 
-def calibrate_in_child_first():
-    """Once per process, before its first background Inductor compile: the child makes
-    (or reads) this machine's calibrations, the timings a first compile's decisions
-    take (where threads pay off, whose BLAS is faster), and publishes them as the
-    process would (``npcompile.calibrations``); the worker then reads them instead of
+def calibrate_in_child_first(caller_limit=None):
+    """Before a process's first background Inductor compile: the child makes (or reads)
+    this machine's calibrations, the timings a first compile's decisions take (where
+    threads pay off, whose BLAS is faster), and publishes them as the process would
+    (``npcompile.calibrations``); the worker and the caller then read them instead of
     timing in the process, where the timing loops would take the user's CPU and GIL. If
-    the child cannot, the worker measures as a blocking compile does."""
-    if _CALIBRATED:
-        return
-    _CALIBRATED.append(True)
+    the child cannot, they measure as a blocking compile does.
+
+    The parallel threshold is made for the worker's thread limit and the caller's
+    (``caller_limit``): the caller's calls read it under their own, which differs when
+    the caller changed torch's thread count after the worker's first torch call."""
     import torch
 
     from .. import threads
-    limit = threads.thread_limit() if config.threads == "auto" and config.parallel_threshold_bytes is None else 1
+    auto = config.threads == "auto" and config.parallel_threshold_bytes is None
+    limits = tuple(sorted({limit for limit in (threads.thread_limit(), caller_limit)
+                           if auto and limit is not None and limit > 1}))
     blas_threads = torch.get_num_threads() if config.host_blas == "auto" else None
-    wanted = (["parallel_threshold"] if limit > 1 else []) + (["host_blas"] if blas_threads is not None else [])
-    if all(_published(name) for name in wanted):
+    if (limits, blas_threads) in _CALIBRATED:
+        return
+    _CALIBRATED.add((limits, blas_threads))
+    wanted = (["parallel_threshold"] if limits else []) + (["host_blas"] if blas_threads is not None else [])
+    if len(limits) < 2 and all(_published(name) for name in wanted):
         return   # a warm machine: no need to wait for the child before tracing
     try:
-        _live_pool().submit(calibrate_in_child, _cache_env(), limit, blas_threads).result()
+        _live_pool().submit(calibrate_in_child, _cache_env(), limits, blas_threads).result()
     except Exception:   # noqa: BLE001 - measured in the process instead
         pass
 
@@ -125,7 +144,7 @@ def _published(name):
     return os.path.isdir(folder) and any(entry.startswith(name + "-") for entry in os.listdir(folder))
 
 
-def calibrate_in_child(env, limit, blas_threads):
+def calibrate_in_child(env, limits, blas_threads):
     """In the child: the calibrations the parent's next compile reads (see above)."""
     _lower_priority()
     os.environ.update(env)   # they are published under the parent's Inductor cache directory
@@ -135,7 +154,7 @@ def calibrate_in_child(env, limit, blas_threads):
     from ..passes import host_blas
     threads.measured_threshold_bytes.cache_clear()   # published where the parent's cache is now,
     host_blas._measure.cache_clear()                 # not where an earlier parent's compile had it
-    if limit > 1:
+    for limit in limits:
         threads.parallel_threshold_bytes(limit)
     if blas_threads is not None:
         torch.set_num_threads(blas_threads)

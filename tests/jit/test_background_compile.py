@@ -318,7 +318,7 @@ def uncalibrated(monkeypatch, tmp_path):
     from npcompile import threads
     from npcompile.passes import host_blas
     monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
-    monkeypatch.setattr(compile_process, "_CALIBRATED", [])
+    monkeypatch.setattr(compile_process, "_CALIBRATED", set())
     timed_here = []
     monkeypatch.setattr(threads, "_time_threshold", lambda limit: timed_here.append(limit) or 1 << 20)
     monkeypatch.setattr(host_blas, "_time_both", lambda *key: timed_here.append(key) or False)
@@ -340,6 +340,31 @@ def test_the_first_background_compile_has_the_child_make_the_calibrations(uncali
     assert inductor_compiled(jitted.entries[0])
     assert uncalibrated == []                                   # nothing timed in this process
     assert list((tmp_path / "npcompile-calibrations").glob("*.json"))   # the child published them
+
+
+@pytest.mark.inductor
+def test_the_child_calibrates_for_the_callers_thread_limit_too(uncalibrated, tmp_path):
+    """Each thread has its own torch thread count: a worker whose first torch call came
+    while the count was 1 decides under a limit of one thread, the caller under two.
+    The caller's calls must find their calibrations published too, not time them here."""
+    import torch
+
+    from npcompile import threads
+    before = torch.get_num_threads()
+    background.WORKER.submit(("threads", 1), lambda: torch.set_num_threads(1))   # the worker's own count
+    assert npcompile.wait_for_compiles(120)
+    try:
+        assert threads.thread_limit() > 1     # this thread's limit (a machine of two cores or more)
+        jitted = npcompile.jit(lambda a: a * 3.0 - 2.0, compile="background")
+        a = np.arange(9.0)
+        np.testing.assert_array_equal(jitted(a), a * 3.0 - 2.0)
+        assert npcompile.wait_for_compiles(600)
+        np.testing.assert_array_equal(jitted(a), a * 3.0 - 2.0)
+        assert inductor_compiled(jitted.entries[0])
+        assert uncalibrated == []                                   # nothing timed in this process
+    finally:
+        background.WORKER.submit(("threads", 2), lambda: torch.set_num_threads(before))
+        assert npcompile.wait_for_compiles(120)
 
 
 # ---- the worker yields to the caller's thread --------------------------------------------
