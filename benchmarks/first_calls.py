@@ -73,8 +73,8 @@ def run_child(workload_name, system, calls, size, cache_dir):
                "--calls", str(calls), "--size", size]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1800)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
-    if done.returncode != 0 or not lines:
-        return {"error": (done.stderr.strip().splitlines() or ["no output"])[-1]}
+    if done.returncode != 0 or not lines:   # the status shows an abort at exit (134) too
+        return {"error": f"exit status {done.returncode}: " + (done.stderr.strip().splitlines() or ["no output"])[-1]}
     return json.loads(lines[-1])
 
 
