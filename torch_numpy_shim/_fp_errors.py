@@ -211,7 +211,7 @@ def flags(name, inputs, results, mask=None):
     found = 0
     if name not in _EXACT and _wants_underflow():
         found |= _underflow(name, inputs, results, mask)
-    if all(_finite(r) for r in results):
+    if _finite(out) and (len(results) == 1 or all(_finite(r) for r in results[1:])):
         return found
     return found | _nonfinite_flags(name, inputs, results, mask)
 
@@ -221,7 +221,7 @@ def _finite(t):
     overflowed, leaving the exact check to the caller): one pass over the data."""
     t = torch.view_as_real(t) if t.dtype.is_complex else t
     if t.numel() <= 64:   # a Python loop beats a torch reduction's fixed cost
-        return all(map(math.isfinite, t.reshape(-1).tolist()))
+        return all(map(math.isfinite, t.flatten().tolist()))
     total = t.sum(dtype=torch.float64) if t.dtype == torch.float16 else t.sum()
     return math.isfinite(total.item())
 
