@@ -9,8 +9,10 @@ infers the flags from the operands and results of each operation (``flags``: a
 non-finite result from finite operands is an overflow, or a division by zero at the
 operation's pole; a NaN from operands without NaN is invalid; integer division by zero
 and ``MIN // -1``) and then acts on REAL NumPy's current state (``report``), once per
-operation and flag, in NumPy's order, with NumPy's messages. The whole check is one
-sum when every result is finite.
+operation and flag, in NumPy's order, with NumPy's messages. When every result is
+finite the check is one pass over each result (a sum; a Python loop for small ones).
+Reductions and ``at`` gather their steps' flags and report once (``as_one``); the
+nan-functions' own warnings ('Mean of empty slice') go through ``warn``.
 
 Nothing is checked while torch traces (a dispatch mode is active: npcompile's make_fx /
 FakeTensorMode): compiled code emits no warnings (npcompile/trace/fp_state.py), and
