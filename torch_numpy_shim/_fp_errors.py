@@ -111,10 +111,10 @@ def _user_stacklevel():
     return level
 
 
-def warn(message):
-    """A RuntimeWarning NumPy's Python code issues whatever the error state ('Mean of
-    empty slice'), pointing at the user's line; eager only (callers check ``tracing``)."""
-    warnings.warn(message, RuntimeWarning, stacklevel=_user_stacklevel())
+def warn(message, category=RuntimeWarning):
+    """A warning NumPy issues whatever the error state ('Mean of empty slice'), pointing
+    at the user's line; eager only (callers check ``tracing``)."""
+    warnings.warn(message, category, stacklevel=_user_stacklevel())
 
 
 @contextlib.contextmanager

@@ -225,6 +225,9 @@ def _to_dtype(t, dt):
 
 
 # ---- the ufunc class --------------------------------------------------------------------
+_NO_OUT = object()   # out= not passed at all (NumPy warns about where= only then)
+
+
 class ufunc:
     """A NumPy ufunc: ``ufunc(*inputs, out=, where=, casting=, dtype=, signature=)`` plus
     the methods ``reduce``, ``accumulate``, ``reduceat``, ``outer`` and ``at``."""
@@ -248,16 +251,20 @@ class ufunc:
         return f"<ufunc '{self.__name__}'>"
 
     # -- element-wise call ---------------------------------------------------------------
-    def __call__(self, *args, out=None, where=True, casting="same_kind", order="K", dtype=None,
+    def __call__(self, *args, out=_NO_OUT, where=True, casting="same_kind", order="K", dtype=None,
                  subok=True, signature=None):
         if len(args) < self.nin or len(args) > self.nargs:
             raise TypeError(f"{self.__name__}() takes from {self.nin} to {self.nargs} positional "
                             f"arguments but {len(args)} were given")
+        out_given, out = out is not _NO_OUT or len(args) > self.nin, None if out is _NO_OUT else out
         if len(args) > self.nin:
             if out is not None:
                 raise TypeError("cannot specify 'out' as both a positional and keyword argument")
             out = args[self.nin:] if self.nout > 1 else args[self.nin]
             args = args[:self.nin]
+        if where is not True and not out_given and not _fp_errors.tracing():
+            _fp_errors.warn("'where' used without 'out', expect unitialized memory in output. If "
+                            "this is intentional, use out=None.", UserWarning)
         _check_casting(casting)
         outs = _outs(out, self.nout)
         operands, keys = zip(*(_operand(a) for a in args))

@@ -144,6 +144,11 @@ CASES = {
     "where masks all": lambda xp: xp.divide(xp.asarray(numpy.array([1.0])), 0.0,
                                             out=xp.asarray(numpy.array([5.0])),
                                             where=xp.asarray(numpy.array([False]))),
+    # (the slots where= leaves out hold whatever NumPy's new array held: not compared)
+    "where without out= (UserWarning)": lambda xp: xp.divide(xp.asarray(numpy.array([1.0, 2.0])), 0.0,
+                                                            where=xp.asarray(numpy.array([True, False])))[:1],
+    "where with out=None": lambda xp: xp.add(xp.asarray(numpy.array([1.0, 2.0])), 1.0, out=None,
+                                             where=xp.asarray(numpy.array([True, False])))[:1],
     "in place": lambda xp: _in_place(xp),
     "add.reduce": lambda xp: xp.add.reduce(xp.asarray(numpy.array([1e308, 1e308]))),
     "add.reduce inf - inf": lambda xp: xp.add.reduce(xp.asarray(numpy.array([[numpy.inf, -numpy.inf],
