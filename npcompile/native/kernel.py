@@ -183,7 +183,7 @@ def try_compile(fn, args, kwargs=None, *, loop_kernels_only=True):
         return Refusal("numba is not installed (pip install npcompile[loops])")
     if FENV is None:
         return Refusal("no floating-point status access on this platform")
-    from npcompile.native import support
+    from npcompile.native import gather, intops, support
     from npcompile.native.lower import PREFIX, Lowering
     try:
         signature = inspect.signature(fn)
@@ -202,7 +202,8 @@ def try_compile(fn, args, kwargs=None, *, loop_kernels_only=True):
     except (TypeError, ValueError, SyntaxError) as exc:
         return Refusal(f"{type(exc).__name__}: {exc}")
     namespace = {"np": np, f"{PREFIX}Bail": support.Bail}
-    namespace.update({f"{PREFIX}{name}": helper for name, helper in support.HELPERS.items()})
+    for helpers in (support.HELPERS, intops.HELPERS, gather.HELPERS):
+        namespace.update({f"{PREFIX}{name}": helper for name, helper in helpers.items()})
     exec(compile(source, f"<npcompile.native {fn.__qualname__}>", "exec"), namespace)
     names = list(values)
     signature_types = tuple(_numba_type(numba, values[n]) for n in names)

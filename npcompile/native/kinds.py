@@ -15,7 +15,8 @@ import numpy as np
 from npcompile import probe_warnings
 
 # dtypes whose arithmetic the generated code reproduces exactly; others are refused
-SUPPORTED = {np.dtype(n) for n in ("bool", "int8", "int16", "int32", "int64", "float32", "float64")}
+SUPPORTED = {np.dtype(n) for n in ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
+                                   "float32", "float64")}
 STORAGE = {int: np.dtype(np.int64), float: np.dtype(np.float64), bool: np.dtype(np.bool_)}
 
 
@@ -164,9 +165,10 @@ def loop_dtype(fn, *types):
 
 BINARY = {"Add": operator.add, "Sub": operator.sub, "Mult": operator.mul, "Div": operator.truediv,
           "FloorDiv": operator.floordiv, "Mod": operator.mod, "Pow": operator.pow, "MatMult": operator.matmul,
-          "BitAnd": operator.and_, "BitOr": operator.or_, "BitXor": operator.xor}
+          "BitAnd": operator.and_, "BitOr": operator.or_, "BitXor": operator.xor,
+          "LShift": operator.lshift, "RShift": operator.rshift}
 SYMBOL = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/", "FloorDiv": "//", "Mod": "%", "Pow": "**",
-          "MatMult": "@", "BitAnd": "&", "BitOr": "|", "BitXor": "^",
+          "MatMult": "@", "BitAnd": "&", "BitOr": "|", "BitXor": "^", "LShift": "<<", "RShift": ">>",
           "Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">=", "Eq": "==", "NotEq": "!="}
 COMPARE = {"Lt": operator.lt, "LtE": operator.le, "Gt": operator.gt, "GtE": operator.ge, "Eq": operator.eq,
            "NotEq": operator.ne}

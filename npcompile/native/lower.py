@@ -46,6 +46,7 @@ ELEMENTWISE = {"sqrt", "abs", "absolute", "fabs", "floor", "ceil"}   # exactly r
 ALLOCATORS = {"zeros": "zeros", "empty": "empty", "ones": "ones"}
 LIKE = {"zeros_like": "zeros", "empty_like": "empty", "ones_like": "ones"}
 PREFIX = "_nc_"
+SHIFTS = ("LShift", "RShift")
 
 
 def _have_cblas():
@@ -80,13 +81,29 @@ def np_type(dtype):
 
 def cast_scalar(code, t, dtype):
     """``code`` (scalar of type ``t``) converted as NumPy converts it to ``dtype`` in an
-    operation: Python ints must fit a narrower integer dtype (NumPy raises otherwise)."""
+    operation: Python ints must fit a narrower or unsigned integer dtype (NumPy raises
+    otherwise); elsewhere (stores) a value that may not fit bails rather than wrap."""
     dtype = np.dtype(dtype)
     if t.dtype == dtype:
         return code
-    if dtype.kind == "i" and dtype.itemsize < 8 and t.dtype.kind == "i" and t.dtype.itemsize > dtype.itemsize:
-        return f"{PREFIX}to_{dtype.name}({code})"
+    if dtype.kind in "iu" and t.dtype.kind in "iu" and not np.can_cast(t.dtype, dtype):
+        return checked_int(code, t.dtype, dtype)
     return f"{np_type(dtype)}({code})"
+
+
+def checked_int(code, source, dtype):
+    """An integer of dtype ``source`` as ``dtype``, bailing where it does not fit."""
+    if source == np.uint64:
+        code = f"{PREFIX}u64_to_i64({code})"
+    elif source != np.int64:
+        code = f"np.int64({code})"
+    return code if dtype == np.int64 else f"{PREFIX}to_{dtype.name}({code})"
+
+
+def as_index(code, t):
+    """An integer scalar used as an index or bound: a uint64 beyond int64 is NumPy's
+    OverflowError (numba would wrap it negative)."""
+    return f"{PREFIX}u64_to_i64({code})" if t.dtype == np.uint64 else code
 
 
 class Lowering:
@@ -239,6 +256,7 @@ class Lowering:
             if not (isinstance(t, Array) and t.ndim == 1):
                 raise NotNative("a for loop over something other than range() or a 1-D array")
             outer = set(self.defined)
+            self.scalar_work = True        # a loop over elements: element indexing
             self.assign_name(s.target.id, scalar(Sc(t.dtype)))
             self.emit(depth, f"for {s.target.id} in {code}:")
         self.loop_body(s.body, depth + 1)
@@ -321,7 +339,7 @@ class Lowering:
             code, t = self.binop(op, (target.id, current), (rhs_code, rhs_t))
             self.emit(depth, f"{target.id} = {self.store_name(target.id, code, t)}")
         elif isinstance(target, ast.Subscript):
-            view_code, view_t = self.subscript(target)
+            view_code, view_t = self.subscript(target, store=True)
             if isinstance(view_t, Array):
                 self.mark_written(view_t)
                 name = self.fresh_name()
@@ -341,7 +359,7 @@ class Lowering:
         result = numpy_result(lambda a, b: BINARY[op](a, b), target_t, t)
         if not isinstance(result, Array) or result.dtype != target_t.dtype:
             raise NotNative("an in-place operation NumPy computes in another dtype than the target's")
-        if op == "Pow" or op in ("FloorDiv", "Mod") and result.dtype.kind != "f":
+        if op == "Pow" or op in SHIFTS or op in ("FloorDiv", "Mod") and result.dtype.kind != "f":
             raise NotNative(f"in-place {op} on an array")
         numpy_result(lambda a, b: BINARY[f"{op}"](a.copy(), b), target_t, t)
         self.mark_written(target_t)
@@ -382,7 +400,7 @@ class Lowering:
 
     def setitem(self, target, value_code, value_t, value_node):
         """``target[...] = value`` with NumPy's casts for stores."""
-        view_code, view_t = self.subscript(target)
+        view_code, view_t = self.subscript(target, store=True)
         base_t = self.expr(target.value)[1]
         self.mark_written(base_t)
         dtype = base_t.dtype
@@ -391,13 +409,8 @@ class Lowering:
                 raise NotNative("a non-bool value stored into a bool array")
             if dtype.kind in "iu" and value_t.dtype.kind == "f":
                 raise NotNative("a float stored into an integer array")
-            code = value_code
-            if value_t.dtype != dtype:
-                if dtype.kind == "i" and dtype.itemsize < value_t.dtype.itemsize:
-                    code = f"{PREFIX}to_{dtype.name}({value_code})"
-                else:
-                    code = f"{np_type(dtype)}({value_code})"
-            return f"{view_code} = {code}"
+            # NumPy raises for a Python int that does not fit and wraps a NumPy scalar: bail on both
+            return f"{view_code} = {cast_scalar(value_code, value_t, dtype)}"
         if isinstance(value_t, Array):
             if not isinstance(view_t, Array):
                 raise NotNative("an array stored into one element")
@@ -505,7 +518,7 @@ class Lowering:
     def expr_Subscript(self, node):
         return self.subscript(node)
 
-    def subscript(self, node):
+    def subscript(self, node, store=False):
         code, t = self.expr(node.value)
         if isinstance(t, Tup):
             index = self.constant_int(node.slice)
@@ -529,18 +542,32 @@ class Lowering:
                         raise NotNative("a slice step that is not a nonzero constant")
                     bc, bt = self.expr(b)
                     self.require_int(bt, "a slice bound")
-                    bounds.append(bc)
+                    bounds.append(as_index(bc, bt))
                 codes.append(":".join(bounds[:2]) + (f":{bounds[2]}" if bounds[2] else ""))
             else:
                 ic, it = self.expr(p)
+                if isinstance(it, Array):
+                    return self.index_array(code, t, ic, it, len(parts), store)
                 self.require_int(it, "an index")
-                codes.append(ic)
+                codes.append(as_index(ic, it))
                 ints += 1
         text = f"{code}[{', '.join(codes)}]"
         if ints == t.ndim:
             self.scalar_work = self.scalar_work or self.loop_depth > 0
             return text, scalar(Sc(t.dtype))
         return text, Array(t.dtype, t.ndim - ints, t.roots, t.writable, contiguous=False)
+
+    def index_array(self, code, t, index_code, index_t, nparts, store):
+        """``x[idx]`` read from a 1-D ``x`` by a 1-D integer array or bool mask (gather.py)."""
+        if store:
+            raise NotNative("a store through an index array")
+        if nparts != 1 or t.ndim != 1 or index_t.ndim != 1:
+            raise NotNative("an index array other than one 1-D array into a 1-D array")
+        if index_t.dtype.kind == "b":
+            return f"{PREFIX}compress({code}, {index_code})", Array(t.dtype, 1, fresh=True)
+        if index_t.dtype.kind not in "iu":
+            raise NotNative(f"an index array of dtype {index_t.dtype} (NumPy raises IndexError)")
+        return f"{PREFIX}gather({code}, {index_code})", Array(t.dtype, 1, fresh=True)
 
     def expr_UnaryOp(self, node):
         op = type(node.op).__name__
@@ -555,8 +582,8 @@ class Lowering:
         fn = operator.neg if op == "USub" else operator.pos
         result = numpy_result(fn, t)
         if isinstance(result, Array):
-            if result.dtype.kind == "b":
-                raise NotNative("negating a bool array")
+            if result.dtype.kind in "bu":
+                raise NotNative("negating a bool or unsigned array")
             return (f"(-{code})" if op == "USub" else code), result
         dtype = result.dtype
         if dtype.kind == "f":
@@ -594,7 +621,7 @@ class Lowering:
             self.scalar_work = self.scalar_work or self.loop_depth > 0
             if not (isinstance(lt, Array) and isinstance(rt, Array)) or lt.ndim not in (1, 2) or rt.ndim not in (1, 2):
                 raise NotNative("@ other than on 1-D or 2-D arrays")
-            if lt.ndim == rt.ndim == 1 and dtype.kind == "i":
+            if lt.ndim == rt.ndim == 1 and dtype.kind in "iu":
                 # NumPy's integer dot: a sequential sum in the dtype, wrapping silently
                 dot = f"{PREFIX}idot({self.as_operand(lc, lt, dtype)}, {self.as_operand(rc, rt, dtype)})"
                 return f"{np_type(dtype)}({dot})", result
@@ -609,6 +636,8 @@ class Lowering:
         if isinstance(result, Array):
             if op == "Pow":     # NumPy's power loops special-case exponents (x**0.5 is sqrt, not pow)
                 raise NotNative("** on arrays")
+            if op in SHIFTS:    # numba's machine shift is undefined past the width; NumPy's gives 0
+                raise NotNative("a shift of arrays")
             if op in ("FloorDiv", "Mod") and dtype.kind != "f" or dtype.kind == "b" and \
                     op not in ("BitAnd", "BitOr", "BitXor"):
                 raise NotNative(f"array {op} in {dtype}")
@@ -622,21 +651,32 @@ class Lowering:
             if both_python and op == "Div" and lt.is_int() and rt.is_int():
                 a, b = f"{PREFIX}i2f({lc})", f"{PREFIX}i2f({rc})"     # Python divides ints exactly
             return f"{np_type(dtype)}({a} {SYMBOL[op]} {b})", result
-        if dtype.kind == "i":
-            a, b = (f"np.int64({cast_scalar(c, t, dtype)})" for c, t in ((lc, lt), (rc, rt)))
-            checked = {"Add": "add64", "Sub": "sub64", "Mult": "mul64", "FloorDiv": "floordiv64", "Mod": "mod64"}
-            if op in checked:
-                wide = f"{PREFIX}{checked[op]}({a}, {b})"
-            elif op in ("BitAnd", "BitOr", "BitXor"):
-                wide = f"({a} {SYMBOL[op]} {b})"
-            else:
-                raise NotNative(f"integer {op}")
-            if dtype.itemsize == 8:
-                return wide, result
-            return f"{PREFIX}to_{dtype.name}({wide})", result
+        if dtype.kind in "iu":
+            if op in SHIFTS and both_python:
+                raise NotNative("a shift of Python ints (Python's ints do not wrap)")
+            return self.int_binop(op, cast_scalar(lc, lt, dtype), cast_scalar(rc, rt, dtype), dtype), result
         if dtype.kind == "b" and op in ("BitAnd", "BitOr", "BitXor"):
             return f"({lc} {SYMBOL[op]} {rc})", result
         raise NotNative(f"{op} in {dtype}")
+
+    def int_binop(self, op, a, b, dtype):
+        """``a OP b`` on two scalars already of the integer ``dtype``: checked where NumPy's
+        scalar arithmetic warns (or Python's ints would not wrap), shifts as NumPy's."""
+        bits = dtype.itemsize * 8
+        if op in SHIFTS:
+            if op == "LShift":
+                return f"{np_type(dtype)}({PREFIX}shl(np.uint64({a}), np.int64({b}), {bits}))"
+            helper, wide = ("shr_signed", "np.int64") if dtype.kind == "i" else ("shr_unsigned", "np.uint64")
+            return f"{np_type(dtype)}({PREFIX}{helper}({wide}({a}), np.int64({b}), {bits}))"
+        if op in ("BitAnd", "BitOr", "BitXor"):
+            return f"{np_type(dtype)}({a} {SYMBOL[op]} {b})"
+        checked = {"Add": "add64", "Sub": "sub64", "Mult": "mul64", "FloorDiv": "floordiv64", "Mod": "mod64"}
+        if op not in checked:
+            raise NotNative(f"integer {op}")
+        if dtype == np.uint64:
+            return f"{PREFIX}{checked[op].replace('64', 'u64')}({a}, {b})"
+        wide = f"{PREFIX}{checked[op]}(np.int64({a}), np.int64({b}))"
+        return wide if dtype == np.int64 else f"{PREFIX}to_{dtype.name}({wide})"
 
     def expr_Compare(self, node):
         if len(node.ops) != 1:
@@ -653,6 +693,10 @@ class Lowering:
             dtype = np.dtype(np.int64)     # exact, as NumPy and Python compare integers
             if isinstance(result, Array):
                 dtype = numpy_result(operator.add, lt, rt).dtype if lt.dtype != rt.dtype else lt.dtype
+                if dtype.kind == "f":
+                    raise NotNative("comparing uint64 with signed integer arrays (NumPy compares them exactly)")
+            elif np.uint64 in (lt.dtype, rt.dtype):
+                return self.compare_u64(op, (lc, lt), (rc, rt)), result
         elif isinstance(lt, Scalar) and isinstance(rt, Scalar) and lt.is_python() and rt.is_python():
             conv = [f"{PREFIX}i2f({c})" if t.dtype.kind != "f" else c for c, t in ((lc, lt), (rc, rt))]
             return f"({conv[0]} {SYMBOL[op]} {conv[1]})", result
@@ -661,6 +705,15 @@ class Lowering:
         if isinstance(result, Array):
             self.elementwise_array(result)
         return f"({self.as_operand(lc, lt, dtype)} {SYMBOL[op]} {self.as_operand(rc, rt, dtype)})", result
+
+    def compare_u64(self, op, left, right):
+        """Scalars, one a uint64, compared exactly as NumPy 2 does (numba: in float64)."""
+        (lc, lt), (rc, rt) = left, right
+        if lt.dtype.kind in "bu" and rt.dtype.kind in "bu":
+            return f"(np.uint64({lc}) {SYMBOL[op]} np.uint64({rc}))"
+        if lt.dtype == np.uint64:
+            return f"({PREFIX}cmp_u64_i64({lc}, np.int64({rc})) {SYMBOL[op]} 0)"
+        return f"(0 {SYMBOL[op]} {PREFIX}cmp_u64_i64({rc}, np.int64({lc})))"
 
     def expr_BoolOp(self, node):
         parts = [self.expr(v) for v in node.values]
@@ -767,7 +820,7 @@ class Lowering:
         if name == "len" and len(parts) == 1 and isinstance(parts[0][1], Array) and parts[0][1].ndim >= 1:
             return f"{parts[0][0]}.shape[0]", PY_INT
         if name == "float" and len(parts) == 1 and isinstance(parts[0][1], Scalar) \
-                and parts[0][1].dtype.kind in "fib":
+                and parts[0][1].dtype.kind in "fiub":
             code, t = parts[0]
             if t.dtype.kind != "f" and t.is_python():
                 return f"{PREFIX}i2f({code})", PY_FLOAT      # Python's exact int -> float
@@ -854,10 +907,29 @@ class Lowering:
             return f"{np_type(t.dtype)}(np.sqrt({PREFIX}{helper}({x}, {x})))", scalar(Sc(t.dtype))
         if name in ("minimum", "maximum"):
             return self.out_ufunc(name, node)
+        if isinstance(getattr(np, name, None), type) and issubclass(getattr(np, name), np.generic):
+            return self.scalar_constructor(np.dtype(getattr(np, name)), node)
         raise NotNative(f"np.{name} with these arguments")
 
+    def scalar_constructor(self, dtype, node):
+        """``np.uint16(x)`` and the like of one scalar: a Python int must fit (NumPy raises
+        OverflowError), a NumPy integer scalar wraps as NumPy's cast does."""
+        if dtype not in SUPPORTED or dtype.kind == "b" or len(node.args) != 1 or node.keywords:
+            raise NotNative(f"np.{dtype.name}() with these arguments")
+        code, t = self.expr(node.args[0])
+        self.require_scalar(t, f"np.{dtype.name}() of")
+        if dtype.kind in "iu" and t.dtype.kind == "f":
+            raise NotNative(f"np.{dtype.name}() of a float (NumPy's float to integer casts are not reproduced)")
+        if t.dtype == dtype or t.dtype.kind not in "iu" or dtype.kind not in "iu":
+            return f"{np_type(dtype)}({code})", scalar(Sc(dtype))
+        if t.is_python():
+            return checked_int(code, t.dtype, dtype), scalar(Sc(dtype))
+        if any(isinstance(k, Py) for k in t.kinds):
+            raise NotNative(f"np.{dtype.name}() of a value that may be a Python or a NumPy int")
+        return f"{np_type(dtype)}({code})", scalar(Sc(dtype))
+
     def reduction(self, which, code, t):
-        if not isinstance(t, Array) or t.dtype.kind not in "fi":
+        if not isinstance(t, Array) or t.dtype.kind not in "fiu":
             raise NotNative(f"np.{which} of a non-array or in {getattr(t, 'dtype', '?')}")
         return f"{PREFIX}a{which}({code})", scalar(Sc(t.dtype))
 
@@ -869,7 +941,7 @@ class Lowering:
             raise NotNative(f"np.{name} with keywords other than out=")
         (ac, at), (bc, bt) = (self.expr(a) for a in node.args)
         result = numpy_result(getattr(np, name), at, bt)
-        if result.dtype.kind not in "i":
+        if result.dtype.kind not in "iu":
             raise NotNative(f"np.{name} outside integers (NaN rules are not proven here)")
         a, b = self.as_operand(ac, at, result.dtype), self.as_operand(bc, bt, result.dtype)
         if not out:

@@ -15,7 +15,7 @@ pytest.importorskip("numba")
 
 # loop kernels: the native path takes them as they are written
 LOOP_KERNELS = ["cholesky", "lu", "lu_solve", "durbin", "trisolv", "gramschmidt", "syrk", "syr2k", "trmm",
-                "nussinov", "seidel_2d"]
+                "nussinov", "seidel_2d", "spmv", "crc16_ccitt"]
 # provably NumPy's natively too, but whole-array work the policy leaves to the traced path
 WHOLE_ARRAY = ["floyd_warshall", "jacobi_1d", "fdtd_2d", "vadv", "conv2d"]
 NATIVE = LOOP_KERNELS + WHOLE_ARRAY
@@ -27,6 +27,7 @@ SIZES = {
     "syrk": [(1, 1), (4, 3)], "syr2k": [(1, 1), (4, 3)], "trmm": [(1, 1), (4, 3)],
     "floyd_warshall": [0, 1, 2, 6], "nussinov": [0, 1, 2, 3, 9], "seidel_2d": [(1, 1), (3, 2), (6, 2)],
     "jacobi_1d": [(1, 1), (3, 2), (9, 3)], "fdtd_2d": [(1, 1, 1), (3, 4, 2)], "conv2d": [(3, 3), (6, 2)],
+    "spmv": [(1, 1, 1), (3, 4, 2), (6, 5, 3)], "crc16_ccitt": [0, 1, 9],
 }
 
 
