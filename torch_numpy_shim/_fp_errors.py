@@ -117,6 +117,23 @@ def warn(message, category=RuntimeWarning):
     warnings.warn(message, category, stacklevel=_user_stacklevel())
 
 
+def warn_empty_mean(kept_shape):
+    """NumPy's mean of empty slices (median, average of empty input): 'Mean of empty
+    slice', then 0/0, invalid, in a 'scalar divide' when the result is a scalar."""
+    if tracing():
+        return
+    warn("Mean of empty slice")
+    if math.prod(kept_shape) and watching():
+        report(INVALID, "scalar divide" if tuple(kept_shape) == () else "divide")
+
+
+def warn_all_nan(count):
+    """The nan-functions warn once when some slice (``count``: its non-NaN values, a
+    tensor) has no value that is not NaN."""
+    if not tracing() and bool((count == 0).any()):
+        warn("All-NaN slice encountered")
+
+
 @contextlib.contextmanager
 def as_one(name):
     """Within: the errors of every step are gathered and reported once, as raised by

@@ -155,19 +155,6 @@ def _nan_of_empty(a, axis, out, keepdims):
     return finish(result, out, scalar=not keepdims, casting="unsafe")
 
 
-def _warn_empty_mean(kept_shape):
-    """NumPy's median of empty slices is their mean: a warning, then 0/0 (invalid)."""
-    if _fp_errors.tracing():
-        return
-    _fp_errors.warn("Mean of empty slice")
-    if math.prod(kept_shape) and _fp_errors.watching():
-        _fp_errors.report(_fp_errors.INVALID, "scalar divide" if kept_shape == () else "divide")
-
-
-def _warn_all_nan(count):
-    """The nan-functions warn once when some slice has no value that is not NaN."""
-    if not _fp_errors.tracing() and builtins.bool((count == 0).any()):
-        _fp_errors.warn("All-NaN slice encountered")
 
 
 def _median(a, axis, out, keepdims, ignore_nan):
@@ -178,7 +165,7 @@ def _median(a, axis, out, keepdims, ignore_nan):
     if n == 0:
         fill = complex(math.nan, math.nan) if res.kind == "c" else math.nan
         result = torch.full(layout.kept_shape, fill, dtype=res.torch, device=data.device)
-        _warn_empty_mean(tuple(layout.kept_shape))
+        _fp_errors.warn_empty_mean(tuple(layout.kept_shape))
     elif ignore_nan:
         result = _nanmedian_sorted(data, layout, acc, res)
     else:
@@ -197,7 +184,7 @@ def _nanmedian_sorted(data, layout, acc, res):
     float16 accumulated in float32); short slices of an N-d array through a masked
     sum of the two middles in the data's own dtype, halved."""
     valid = (~torch.isnan(data)).sum(0, keepdim=True)
-    _warn_all_nan(valid)
+    _fp_errors.warn_all_nan(valid)
     low = torch.gather(data, 0, ((valid - 1) // 2).clamp(min=0))
     high = torch.gather(data, 0, (valid // 2).clamp(max=layout.n - 1))
     if layout.kept_shape == () or layout.n >= 600:
@@ -451,7 +438,7 @@ def _nanquantile(layout, q, method, weights, arr_dt, rt, weak_q):
         count = (~torch.isnan(data)).sum(0)
         result = _interpolate(data, q, method, count.clamp(min=1), arr_dt, rt, weak_q)
     result = torch.where(count == 0, torch.full_like(result, math.nan), result)
-    _warn_all_nan(count)
+    _fp_errors.warn_all_nan(count)
     scalar = weights is None
     if (rt is not arr_dt or not scalar) and (q.ndim == 0 or not NUMPY_2_5) and count.numel() and \
             builtins.bool(count.reshape(-1)[0] == 0):
@@ -491,7 +478,7 @@ def _mean(t, dt, axes, keepdims):
         count *= t.shape[ax]
     total = cast_tensor(t, acc).sum(dim=axes, keepdim=keepdims) if axes else cast_tensor(t, acc).clone()
     if not count:
-        _warn_empty_mean(tuple(total.shape))
+        _fp_errors.warn_empty_mean(tuple(total.shape))
     return cast_tensor(total / _const(count, total) if count else total / 0, res), res
 
 
