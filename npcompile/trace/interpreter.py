@@ -579,6 +579,9 @@ class Tracer:
     def format(self, value, convert, spec):
         if isinstance(value, ShimArray):
             raise GraphBreak("formatting an array as text needs its values")
+        if isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)):
+            # a counter traced as a graph input (Resume.computed) would format as its symbol
+            raise GraphBreak("formatting a number known only at run time needs its value")
         if convert is not None:
             value = convert(value)
         return format(value, spec)
