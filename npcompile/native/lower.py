@@ -88,6 +88,8 @@ def cast_scalar(code, t, dtype):
         return code
     if dtype.kind in "iu" and t.dtype.kind in "iu" and not np.can_cast(t.dtype, dtype):
         return checked_int(code, t.dtype, dtype)
+    if dtype == np.float32 and t.dtype.kind == "i" and t.is_python():
+        return f"np.float32(np.float64({code}))"    # NumPy converts a Python int through a double
     return f"{np_type(dtype)}({code})"
 
 
@@ -920,12 +922,12 @@ class Lowering:
         self.require_scalar(t, f"np.{dtype.name}() of")
         if dtype.kind in "iu" and t.dtype.kind == "f":
             raise NotNative(f"np.{dtype.name}() of a float (NumPy's float to integer casts are not reproduced)")
-        if t.dtype == dtype or t.dtype.kind not in "iu" or dtype.kind not in "iu":
-            return f"{np_type(dtype)}({code})", scalar(Sc(dtype))
+        if not t.is_python() and any(isinstance(k, Py) for k in t.kinds):
+            raise NotNative(f"np.{dtype.name}() of a value that may be a Python or a NumPy scalar")
+        if t.dtype.kind not in "iu" or dtype.kind not in "iu" or t.dtype == dtype:
+            return cast_scalar(code, t, dtype), scalar(Sc(dtype))
         if t.is_python():
             return checked_int(code, t.dtype, dtype), scalar(Sc(dtype))
-        if any(isinstance(k, Py) for k in t.kinds):
-            raise NotNative(f"np.{dtype.name}() of a value that may be a Python or a NumPy int")
         return f"{np_type(dtype)}({code})", scalar(Sc(dtype))
 
     def reduction(self, which, code, t):

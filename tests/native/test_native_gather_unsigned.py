@@ -355,3 +355,17 @@ def test_the_runtime_runs_spmv_and_crc16_as_native_kernels():
         for _ in range(2):
             assert_same(fn(*copies(*args)()), jitted(*args))
         assert len(jitted._native) == 1 and not jitted.entries, jitted.native_refusals
+
+
+def plus_float32(a, k):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        out[i] = a[i] + k
+    return out, np.float32(k)
+
+
+@pytest.mark.parametrize("k", [2 ** 60 + 2 ** 36 + 1, 3, -(2 ** 62) - 2 ** 38 - 1])
+def test_python_int_to_float32_rounds_through_a_double(k):
+    """NumPy converts a Python int to float32 through a double (two roundings): numba's
+    direct conversion would round 2**60 + 2**36 + 1 up, NumPy rounds it to 2**60."""
+    assert native(plus_float32, np.zeros(2, np.float32), k, rtol=0)
