@@ -2,11 +2,13 @@
 write explicitly typed Python source for numba.
 
 Only constructs whose NumPy meaning the generated code reproduces are accepted: range
-loops, while, if/else, element and basic-slice indexing, scalar and array arithmetic,
-comparisons, a few exactly rounded functions (sqrt, abs, floor, ceil), Python's
-min/max, np.max/np.min, ``@``/np.dot/np.outer on float arrays, np.linalg.norm of a
-vector, allocation (zeros/empty/ones and their ``_like`` forms, ``copy``) and
-``np.minimum``/``np.maximum`` into ``out``. Anything else raises NotNative with the
+loops, loops over a 1-D array, while, if/else, element and basic-slice indexing, reads
+through a 1-D index array or bool mask (gather.py), scalar and array arithmetic (scalar
+shifts included, intops.py), comparisons, a few exactly rounded functions (sqrt, abs,
+floor, ceil), Python's min/max, np.max/np.min, ``@``/np.dot/np.outer on float arrays,
+np.linalg.norm of a vector, scalar constructors (``np.uint16(k)``), allocation
+(zeros/empty/ones and their ``_like`` forms, ``copy``) and ``np.minimum``/``np.maximum``
+into ``out``. Anything else raises NotNative with the
 reason. Every scalar operation is emitted in the dtype NumPy computes it in (operands
 cast first, the result cast back), integer arithmetic is checked (support.py), and
 array operands that may overlap the array being written are copied first, as NumPy's
