@@ -134,6 +134,14 @@ def known_remaining(frame, inst):
     return remaining if type(remaining) is int and remaining >= 0 else None
 
 
+#: A loop whose first iteration leaves the graph over ``1 / MEASURE_WITHIN`` of
+#: ``config.loop_unroll_nodes`` (and that the graph's size so far does not show to fit)
+#: is not traced a second time to measure its body: that iteration (a whole time step)
+#: mostly ends up traced twice, and an inner loop it calls, deciding in a graph grown
+#: large, ends it mid-step in a few more graphs. Local until it joins npcompile/config.py.
+MEASURE_WITHIN = 2
+
+
 def keep_unrolling(state, frame, inst, nodes):
     """At a back edge of a loop the segment did not start in: whether to trace the next
     iteration into the same graph (True) or end the segment here (False). ``nodes``: the
@@ -153,17 +161,41 @@ def keep_unrolling(state, frame, inst, nodes):
         return False
     if state.trips == 1:
         state.nodes_at_first = nodes
-        if nodes * total <= config.loop_unroll_nodes:   # nodes bounds one body from above
-            state.unroll = True
+        if nodes * total <= config.loop_unroll_nodes and unrolling_pays(nodes, remaining):
+            state.unroll = True   # nodes bounds one body from above
             return True
-        if 2 * nodes > config.loop_unroll_nodes:   # no room to measure: a second iteration
-            state.unroll = False                  # could double the graph (a time step
-            return False                          # whose body is the whole graph)
+        if MEASURE_WITHIN * nodes > config.loop_unroll_nodes:
+            state.unroll = False   # measuring could double a large graph for nothing
+            return False
         return True   # else one more iteration measures the body exactly
     body = nodes - state.nodes_at_first
-    state.unroll = nodes + body * remaining <= config.loop_unroll_nodes and \
-        (body == 0 or total <= config.loop_unroll_array_trips)
+    bounded = body == 0 or total <= config.loop_unroll_array_trips or \
+        state.nodes_at_first * total <= config.loop_unroll_nodes   # the first bound held
+    state.unroll = bounded and nodes + body * remaining <= config.loop_unroll_nodes and \
+        unrolling_pays(body, remaining)
     return state.unroll
+
+
+#: What one more graph costs to compile, in graph nodes' worth: measured on
+#: benchmarks/loop_workloads.py (CPU seconds, cold Inductor cache), about 0.9 s a graph
+#: plus 6-14 ms a node (column slices to 2-D stencils), and a new graph's trace, guards
+#: and recompile besides. Local to loops.py until it joins npcompile/config.py.
+GRAPH_COST_NODES = 100
+
+
+def unrolling_pays(body, remaining):
+    """Whether ``remaining`` more iterations of ``body`` graph nodes cost less to compile
+    unrolled into this graph than as a body segment: its chunk graph, the graph the code
+    after the loop becomes, and a graph for leftover iterations when no chunk size
+    divides them. So 18 more sweeps of a 35-node stencil (630 nodes unrolled) become a
+    chunk of 6 sweeps (410 nodes' worth), while 4 sweeps, or 37 of a 9-node body, unroll."""
+    if body == 0:
+        return True
+    chunk = chunk_size(min(config.loop_chunk_trips, config.loop_chunk_nodes // body), remaining)
+    segment = 2 * GRAPH_COST_NODES + body * chunk
+    if chunk > 1 and remaining % chunk:
+        segment += GRAPH_COST_NODES + body
+    return body * remaining <= segment
 
 
 def loop_values(frames):

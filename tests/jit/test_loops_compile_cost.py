@@ -56,6 +56,14 @@ def test_a_small_step_is_still_measured_and_unrolled():
     assert len(sizes) == 1, sizes
 
 
+def test_a_long_inner_sweep_is_a_chunked_body_not_unrolled_into_each_step():
+    # 40 sweeps of a 22-node body: 880 nodes unrolled into the prologue and again into the
+    # step's body; as a chunk of 8 sweeps, the step's graphs hold about a fifth of that
+    rng = np.random.default_rng(0)
+    sizes, _ = compiled_nodes(stepper, rng.random(30), rng.random(30), 12, 40)
+    assert sum(sizes) < 400 and max(sizes) <= 8 * 22, sizes
+
+
 def jacobi(A, B, steps):
     for _ in range(steps):
         B[1:-1] = (A[:-2] + A[1:-1] + A[2:]) / 3.0
