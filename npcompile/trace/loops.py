@@ -4,7 +4,9 @@ A loop is unrolled into the graph only when that clearly pays: its trip count is
 when tracing reaches its first back edge, at most ``config.loop_unroll_trips`` (at most
 ``config.loop_unroll_array_trips`` where one body does not bound the whole and the body
 records graph nodes), and the unrolled iterations fit in ``config.loop_unroll_nodes``
-graph nodes (a loop of unknown trip count unrolls only while the graph stays that small). Otherwise the segment ends
+graph nodes (a loop of unknown trip count unrolls only while the graph stays that small),
+and unrolled they cost Inductor less than the loop's body as a segment of its own
+(``unrolling_pays``: a graph costs ``GRAPH_COST_NODES`` nodes' worth). Otherwise the segment ends
 at the back edge and the loop's body becomes a segment of its own, traced once with
 the loop variable as a symbolic int and driven by the runtime (see runtime/loop_driver).
 Compile time is then bounded by the size of the source, not by the trip count.
