@@ -47,10 +47,21 @@ def _check_device(device):
         raise ValueError(f"Device not understood. Only \"cpu\" is allowed, but received: {device}")
 
 
+def shape_dims(shape):
+    """An int or a sequence of ints as a tuple of sizes (symbolic ones kept), with NumPy's
+    TypeErrors: a bool is not a size, although ``operator.index`` takes it."""
+    if not isinstance(shape, (tuple, list, torch.Size)):
+        if isinstance(shape, (bool, numpy.bool_)):
+            raise TypeError(f"expected a sequence of integers or a single integer, got '{shape!r}'")
+        return (_size(shape),)
+    if builtins.any(isinstance(d, (bool, numpy.bool_)) for d in shape):
+        raise TypeError("an integer is required")
+    return tuple(_size(d) for d in shape)
+
+
 def _shape_tuple(shape):
     """An int or a sequence of ints as a shape tuple (NumPy's errors for negatives)."""
-    dims = (shape,) if not isinstance(shape, (tuple, list, torch.Size)) else tuple(shape)
-    dims = tuple(_size(d) for d in dims)
+    dims = shape_dims(shape)
     if builtins.any(isinstance(d, int) and d < 0 for d in dims):
         raise ValueError("negative dimensions are not allowed")
     return dims

@@ -12,7 +12,7 @@ import numpy
 import torch
 
 from . import _coerce, _dtypes, _flipped, _promotion
-from ._creation import array, linspace
+from ._creation import array, linspace, shape_dims
 from ._detours import movable, orderable, restored
 from ._errors import AxisError, UnsupportedError
 from ._ndarray import ndarray
@@ -35,8 +35,7 @@ if not NUMPY_2_5:   # removed in NumPy 2.5
 # ---- reshaping -------------------------------------------------------------------------
 def _target_shape(shape, size):
     """NumPy's reshape checks: one unknown (any negative) dimension, sizes must agree."""
-    dims = (shape,) if not isinstance(shape, (tuple, list, torch.Size)) else tuple(shape)
-    dims = [d if isinstance(d, torch.SymInt) else operator.index(d) for d in dims]
+    dims = list(shape_dims(shape))
     unknown = [i for i, d in enumerate(dims) if isinstance(d, int) and d < 0]
     if len(unknown) > 1:
         raise ValueError("can only specify one unknown dimension")

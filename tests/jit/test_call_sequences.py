@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import npcompile
-from tests.oracle import assert_same, finite_elements
+from tests.oracle import _tolerance, assert_same, finite_elements
 
 # ---- the module state the targets read ----------------------------------------------
 SCALE = 2
@@ -256,13 +256,22 @@ def same_call(fn, jitted, args, state):
         return
     if jit_exc is not None:
         raise AssertionError(f"{context}: jit raised {jit_exc!r}; NumPy returned {expected!r}") from jit_exc
-    assert_same(expected, actual, path=f"{context}: result")
+    assert_same(expected, actual, _input_tolerance(np_args), path=f"{context}: result")
     assert_same(np_args, jit_args, path=f"{context}: inputs after the call")
     for e, a in zip(_arrays_in(expected), _arrays_in(actual)):
         for i, (np_in, jit_in) in enumerate(zip(np_args, jit_args)):
             if isinstance(np_in, np.ndarray):
                 assert np.shares_memory(e, np_in) == np.shares_memory(a, jit_in), \
                     f"{context}: aliasing of the result with argument {i} differs"
+
+
+def _input_tolerance(args):
+    """A result computed from float32 inputs carries float32 rounding even when it is
+    float64 (``a64 / b32 + np.sqrt(b32)``): torch's eager CPU kernels (the eager backend)
+    compute sqrt within an ulp, not correctly rounded as NumPy does, so such a result is
+    compared at the least precise input's tolerance. None: the result's own."""
+    tolerances = [_tolerance(a.dtype) for a in args if isinstance(a, np.ndarray) and a.dtype.kind in "fc"]
+    return max(tolerances) if tolerances and max(tolerances) > _tolerance(np.float64) else None
 
 
 def run_sequence(fn, calls, backend="eager"):
@@ -420,8 +429,13 @@ def test_negative_strides_are_copied_in_and_guarded():
     assert not jitted.breaks
 
 
-@pytest.mark.xfail(strict=True, reason="torch_numpy_shim: np.ones(False) makes an empty array; NumPy raises "
-                                       "TypeError for a bool shape (shim, not the tracer)")
+def test_float32_sqrt_inside_a_float64_result_after_empty_calls():
+    """Hypothesis found it: torch's eager float32 sqrt(55) is 1 ulp above NumPy's."""
+    empty = Arr(np.array([], dtype=np.float32), "C")
+    run_sequence(divides, [((empty, empty), {})] * 4
+                 + [((Arr(np.array([0.0]), "C"), Arr(np.array([55.0], dtype=np.float32), "C")), {})])
+
+
 def test_bool_size():
     run_sequence(takes_int, [((Arr(np.arange(3.0), "C"), False), {})])
 

@@ -416,3 +416,12 @@ def test_array_from_ranges(data, dtype):
     check(lambda xp, d: xp.asarray(d, dtype=dtype), data)
     if data != range(2**63, 2**63 + 2):   # NumPy sums that one to ulonglong, the shim to uint64
         check(lambda xp, d: xp.sum(d), data)
+
+
+@pytest.mark.parametrize("make", [lambda xp: xp.ones(False), lambda xp: xp.zeros((2, True)),
+                                  lambda xp: xp.empty(numpy.True_), lambda xp: xp.full(True, 1.0),
+                                  lambda xp: xp.arange(3.0).reshape(True, 3),
+                                  lambda xp: xp.reshape(xp.arange(3.0), (3, numpy.False_))])
+def test_a_bool_is_not_a_size(make):
+    """operator.index takes a bool; NumPy's shapes do not (TypeError, not an empty array)."""
+    check(lambda xp: make(xp))
