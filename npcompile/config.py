@@ -17,6 +17,12 @@ trace_numpy = True
 #: "background": it runs as written (NumPy's speed) while one worker thread compiles;
 #: later calls use the compiled entry once it is ready (runtime/background.py).
 compile = "blocking"
+#: Background compiles wait until the function is worth one: a miss queues the compile
+#: once the function has missed this many times, or at a miss this many seconds after its
+#: first (None: no time rule). Until then misses just run as written: a burst of a few
+#: calls, or a single call, costs no compile (runtime/background.py, ``Deferral``).
+background_after_calls = 3
+background_after_seconds = 0.5
 #: Background compiles run Inductor's code generation (its lowering, scheduling and C++
 #: or Triton generation: most of a compile's Python) in one child process at a lower
 #: CPU priority, so the user's calls do not wait for the GIL meanwhile
@@ -50,6 +56,17 @@ loop_chunk_trips = 8
 #: more than half of it is traced once per body graph. Inductor's time grows faster than
 #: the graph, and a large body's per-call overhead is small beside its own work.
 loop_chunk_nodes = 400
+#: What one more graph costs to compile, in graph nodes' worth: a loop unrolls only where
+#: that costs Inductor less than its body as a segment of its own (trace/loops.py
+#: ``unrolling_pays``). Measured on benchmarks/loop_workloads.py (CPU seconds, cold
+#: Inductor cache): about 0.9 s a graph plus 6-14 ms a node, and a new graph's trace,
+#: guards and recompile besides (50 made vadv compile longer and recompile).
+loop_graph_cost_nodes = 100
+#: A loop whose first iteration leaves the graph over ``1 / loop_measure_within`` of
+#: loop_unroll_nodes (and that the graph so far does not show to fit) is not traced a
+#: second time to measure its body: that iteration (a whole time step) would mostly be
+#: traced twice, and an inner loop deciding in a graph grown large ends it mid-step.
+loop_measure_within = 2
 #: Maximum depth of inlined user-function calls.
 inline_depth_limit = 64
 

@@ -6,7 +6,7 @@ when tracing reaches its first back edge, at most ``config.loop_unroll_trips`` (
 records graph nodes), and the unrolled iterations fit in ``config.loop_unroll_nodes``
 graph nodes (a loop of unknown trip count unrolls only while the graph stays that small),
 and unrolled they cost Inductor less than the loop's body as a segment of its own
-(``unrolling_pays``: a graph costs ``GRAPH_COST_NODES`` nodes' worth). Otherwise the segment ends
+(``unrolling_pays``: a graph costs ``config.loop_graph_cost_nodes`` nodes' worth). Otherwise the segment ends
 at the back edge and the loop's body becomes a segment of its own, traced once with
 the loop variable as a symbolic int and driven by the runtime (see runtime/loop_driver).
 Compile time is then bounded by the size of the source, not by the trip count.
@@ -136,14 +136,6 @@ def known_remaining(frame, inst):
     return remaining if type(remaining) is int and remaining >= 0 else None
 
 
-#: A loop whose first iteration leaves the graph over ``1 / MEASURE_WITHIN`` of
-#: ``config.loop_unroll_nodes`` (and that the graph's size so far does not show to fit)
-#: is not traced a second time to measure its body: that iteration (a whole time step)
-#: mostly ends up traced twice, and an inner loop it calls, deciding in a graph grown
-#: large, ends it mid-step in a few more graphs. Local until it joins npcompile/config.py.
-MEASURE_WITHIN = 2
-
-
 def keep_unrolling(state, frame, inst, nodes):
     """At a back edge of a loop the segment did not start in: whether to trace the next
     iteration into the same graph (True) or end the segment here (False). ``nodes``: the
@@ -166,7 +158,7 @@ def keep_unrolling(state, frame, inst, nodes):
         if nodes * total <= config.loop_unroll_nodes and unrolling_pays(nodes, remaining):
             state.unroll = True   # nodes bounds one body from above
             return True
-        if MEASURE_WITHIN * nodes > config.loop_unroll_nodes:
+        if config.loop_measure_within * nodes > config.loop_unroll_nodes:
             state.unroll = False   # measuring could double a large graph for nothing
             return False
         return True   # else one more iteration measures the body exactly
@@ -178,13 +170,6 @@ def keep_unrolling(state, frame, inst, nodes):
     return state.unroll
 
 
-#: What one more graph costs to compile, in graph nodes' worth: measured on
-#: benchmarks/loop_workloads.py (CPU seconds, cold Inductor cache), about 0.9 s a graph
-#: plus 6-14 ms a node (column slices to 2-D stencils), and a new graph's trace, guards
-#: and recompile besides. Local to loops.py until it joins npcompile/config.py.
-GRAPH_COST_NODES = 100
-
-
 def unrolling_pays(body, remaining):
     """Whether ``remaining`` more iterations of ``body`` graph nodes cost less to compile
     unrolled into this graph than as a body segment: its chunk graph, the graph the code
@@ -194,9 +179,9 @@ def unrolling_pays(body, remaining):
     if body == 0:
         return True
     chunk = chunk_size(min(config.loop_chunk_trips, config.loop_chunk_nodes // body), remaining)
-    segment = 2 * GRAPH_COST_NODES + body * chunk
+    segment = 2 * config.loop_graph_cost_nodes + body * chunk
     if chunk > 1 and remaining % chunk:
-        segment += GRAPH_COST_NODES + body
+        segment += config.loop_graph_cost_nodes + body
     return body * remaining <= segment
 
 
