@@ -137,7 +137,7 @@ python_values = st.one_of(st.integers(0, 4), st.booleans(), st.none(),
                           st.sampled_from([0.0, -0.0, 1.0, 2.5, float("nan"), float("inf")]))
 finite_python_values = st.one_of(st.integers(0, 4), st.booleans(), st.none(),
                                  st.sampled_from([0.0, -0.0, 1.0, 0.5]))   # overflow into 0-D ints: xfail below
-sizes = st.one_of(st.integers(0, 4), st.integers(-1, 4), st.none(), st.just(2.0))   # bools: see the xfail below
+sizes = st.one_of(st.integers(0, 4), st.integers(-1, 4), st.none(), st.just(2.0), st.booleans())
 CALLABLES = [np.sum, np.max, np.min, np.cumsum, np.abs, np.negative, np.sort, np.ravel, abs, operator.neg,
              lambda a: a * 2, lambda a: a * 3, user_square, make_adder(1), make_adder(2),
              functools.partial(np.sum, axis=-1), functools.partial(np.cumsum, axis=0),
