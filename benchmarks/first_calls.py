@@ -11,6 +11,7 @@ first_calls.json (and first_calls.png with matplotlib) into a results folder.
     python -m benchmarks.first_calls --only softmax jacobi_2d --calls 20
     python -m benchmarks.first_calls --only softmax --systems numpy npcompile-background \
         --caches cold --rounds 3
+    python -m benchmarks.first_calls --only heat_3d --set background_after_calls=10
 """
 import argparse
 import inspect
@@ -51,9 +52,26 @@ def _wrap(system, fn):
     return npcompile.jit(fn)
 
 
-def child(workload_name, system, calls, size):
+def apply_settings(settings):
+    """``name=value`` strings (a Python literal, else a string) -> npcompile.config."""
+    import ast
+
+    import npcompile
+    for setting in settings:
+        name, _, text = setting.partition("=")
+        if not hasattr(npcompile.config, name):
+            raise SystemExit(f"--set: npcompile.config has no setting {name!r}")
+        try:
+            value = ast.literal_eval(text)
+        except (ValueError, SyntaxError):
+            value = text
+        setattr(npcompile.config, name, value)
+
+
+def child(workload_name, system, calls, size, settings=()):
     """In the fresh process: time ``calls`` calls one by one; print one JSON line."""
     start = time.perf_counter()
+    apply_settings(settings)
     from benchmarks.workloads import by_name
     (workload,) = by_name([workload_name])
     args = workload.inputs(size)
@@ -67,10 +85,10 @@ def child(workload_name, system, calls, size):
     print(json.dumps({"setup": setup, "times": times}))
 
 
-def run_child(workload_name, system, calls, size, cache_dir):
+def run_child(workload_name, system, calls, size, cache_dir, settings=()):
     env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=cache_dir, PYTHONWARNINGS="ignore")
     command = [sys.executable, "-m", "benchmarks.first_calls", "--child", workload_name, system,
-               "--calls", str(calls), "--size", size]
+               "--calls", str(calls), "--size", size, *(f"--set={s}" for s in settings)]
     done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=1800)
     lines = [line for line in done.stdout.splitlines() if line.startswith("{")]
     if done.returncode != 0 or not lines:   # the status shows an abort at exit (134) too
@@ -87,7 +105,7 @@ def faster_from(times, numpy_times):
     return None
 
 
-def measure(names, calls, size, caches, chosen_systems=None, rounds=1):
+def measure(names, calls, size, caches, chosen_systems=None, rounds=1, settings=()):
     """Each workload's systems, round after round: the systems alternate within a round,
     so a change in the machine's load meets each of them alike."""
     import benchmarks.workloads as workloads
@@ -98,17 +116,18 @@ def measure(names, calls, size, caches, chosen_systems=None, rounds=1):
             for system in chosen_systems or systems():
                 for cache in caches if system != "numpy" else ("cold",):
                     label = f"{system} ({cache})" if system != "numpy" else "numpy"
-                    runs.setdefault(label, []).append(_fresh_cache_run(workload.name, system, calls, size, cache))
+                    runs.setdefault(label, []).append(_fresh_cache_run(workload.name, system, calls, size, cache,
+                                                                              settings))
         print(_line(workload.name, runs), flush=True)
     return results
 
 
-def _fresh_cache_run(name, system, calls, size, cache):
+def _fresh_cache_run(name, system, calls, size, cache, settings=()):
     folder = tempfile.mkdtemp(prefix="npcompile-first-calls-")
     try:
-        run = run_child(name, system, calls, size, folder)
+        run = run_child(name, system, calls, size, folder, settings)
         if cache == "warm" and "error" not in run:
-            run = run_child(name, system, calls, size, folder)
+            run = run_child(name, system, calls, size, folder, settings)
         return run
     finally:
         shutil.rmtree(folder, ignore_errors=True)
@@ -164,16 +183,18 @@ def main(argv=None):
     parser.add_argument("--caches", nargs="*", default=["cold", "warm"], choices=("cold", "warm"))
     parser.add_argument("--systems", nargs="*", help="systems to run (default: all found)")
     parser.add_argument("--rounds", type=int, default=1, help="rounds, the systems alternating in each")
+    parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
+                        help="an npcompile.config setting for every process (repeatable)")
     parser.add_argument("--out", help="results folder (default: a new one under benchmarks/results/runs/)")
     parser.add_argument("--child", nargs=2, metavar=("WORKLOAD", "SYSTEM"), help=argparse.SUPPRESS)
     options = parser.parse_args(argv)
     if options.child:
-        child(*options.child, options.calls, options.size)
+        child(*options.child, options.calls, options.size, options.set)
         return 0
     print(f"first {options.calls} calls, each system in a fresh process; load average "
           f"{os.getloadavg()[0]:.1f} on {os.cpu_count()} cores", flush=True)
     results = measure(options.only, options.calls, options.size, options.caches, options.systems,
-                      options.rounds)
+                      options.rounds, options.set)
     folder = Path(options.out) if options.out else RESULTS / time.strftime("%Y%m%d-%H%M%S")
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "first_calls.json").write_text(json.dumps(results, indent=1))

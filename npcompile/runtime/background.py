@@ -19,6 +19,11 @@ frame stack (``snapshot_frames``) while the caller runs the real frames to their
 ``fullgraph=True`` and ``explain`` always compile in the caller (they must raise or
 report there).
 
+A function's first misses do not compile (``Deferral``): the compile is queued at a miss
+once the function has missed ``config.background_after_calls`` times, or at a later miss
+``config.background_after_seconds`` after its first. A short burst of calls pays nothing
+for a compile it would not live to use, and a function called once is never compiled.
+
 Inductor's code generation, the bulk of a compile's Python, runs in a child process
 (runtime/compile_process.py): the worker thread holds the GIL only to trace and
 decompose the graph, so the user's NumPy calls are slowed as little as they can be.
@@ -34,7 +39,9 @@ import os
 import queue
 import sys
 import threading
+import time
 
+from .. import config
 from . import compile_process
 
 _CONTAINERS = (list, dict, set, tuple)
@@ -163,6 +170,37 @@ def lower_priority():
         pass
 
 
+class Deferral:
+    """Which keys have missed enough to be worth a compile: a key is due at its
+    ``config.background_after_calls``-th miss, or at a miss ``background_after_seconds``
+    (read at each miss) after its first; once due it stays due, so a hot function's
+    later new shapes compile at once. ``clock``: seconds, injectable for tests.
+
+    Why: a compile costs the caller's process seconds of CPU (tracing here, Inductor in
+    the child, loading back) while the calls it is for run meanwhile; a function used
+    for a moment (a burst of a few calls) would pay that and never use the result."""
+
+    def __init__(self, clock=time.monotonic):
+        self.clock = clock
+        self._seen = {}    # key -> (first miss's time, misses); (None, misses) once due
+
+    def due(self, key):
+        """Count a miss of ``key``; True if its compile should be queued now."""
+        first, misses = self._seen.get(key, (None, 0))
+        if misses and first is None:
+            return True
+        now = self.clock()
+        first, misses = (now, 1) if not misses else (first, misses + 1)
+        after_calls, after_seconds = config.background_after_calls, config.background_after_seconds
+        is_due = misses >= after_calls or (after_seconds is not None and now - first >= after_seconds)
+        self._seen[key] = (None, misses) if is_due else (first, misses)
+        return is_due
+
+    def misses(self, key):
+        """How many misses of ``key`` were counted (tests, ``explain``)."""
+        return self._seen.get(key, (None, 0))[1]
+
+
 class Worker:
     """One daemon thread that runs queued compile jobs one at a time. ``pending`` holds
     the keys of jobs queued or running (a key is queued at most once)."""
@@ -175,15 +213,20 @@ class Worker:
         self.done = 0
         self._closing = False
         self._parked = threading.Event()
+        self.deferral = Deferral()
 
     def is_pending(self, key):
         """Whether a job of ``key`` is queued or running (a caller may then skip the
         snapshot a new job would need)."""
         return key in self.pending
 
-    def submit(self, key, job, backend=None):
-        """Queue ``job()`` under ``key`` unless a job of that key is pending; True if queued.
-        ``backend``: the one the job compiles with (see ``compile_process.out_of_process``)."""
+    def submit(self, key, job, backend=None, defer=True):
+        """Queue ``job()`` under ``key`` unless a job of that key is pending or (``defer``)
+        the key is not yet due (``Deferral``); True if queued. ``backend``: the one the
+        job compiles with (see ``compile_process.out_of_process``)."""
+        with self._lock:
+            if key in self.pending or self._closing or (defer and not self.deferral.due(key)):
+                return False
         limit = compile_process.caller_limit(backend)   # read on the caller's thread
         with self._lock:
             if key in self.pending or self._closing:

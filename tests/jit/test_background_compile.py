@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import npcompile
+from npcompile import config
 from npcompile.runtime import background, compile_process
 from tests.jit.harness import CountingBackend, compare_call
 
@@ -25,6 +26,16 @@ def affine(a):
 def accumulate(a, items):
     a += len(items)
     return a.sum()
+
+
+@pytest.fixture(autouse=True)
+def compile_at_the_first_miss():
+    """These tests see what one miss queues: no deferral (tests of it set their own). Not
+    through ``monkeypatch``, which some tests undo midway."""
+    before = config.background_after_calls
+    config.background_after_calls = 1
+    yield
+    config.background_after_calls = before
 
 
 @pytest.fixture
@@ -412,6 +423,7 @@ import numpy as np
 import torch
 import npcompile
 
+npcompile.config.background_after_calls = 1
 inside = threading.Event()
 
 def spinning(gm, example_inputs):      # a compile that is inside torch whenever it is looked at
@@ -439,3 +451,84 @@ def test_a_program_that_exits_while_the_worker_is_inside_torch_exits_cleanly():
                           env=dict(os.environ, PYTHONWARNINGS="ignore"))
     assert done.returncode == 0, done.stderr[-2000:]
     assert done.stdout == "inside True\n"
+
+
+class FakeClock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self):
+        return self.now
+
+
+@pytest.fixture
+def deferring(monkeypatch):
+    """Deferral on, with a clock the test moves (a fresh record of misses)."""
+    clock = FakeClock()
+    monkeypatch.setattr(background.WORKER, "deferral", background.Deferral(clock))
+    monkeypatch.setattr(config, "background_after_calls", 3)
+    monkeypatch.setattr(config, "background_after_seconds", 0.5)
+    return clock
+
+
+def test_a_function_called_once_or_twice_in_a_burst_queues_no_compile(deferring):
+    jitted = npcompile.jit(affine, backend="eager", compile="background")
+    a = np.arange(4.0)
+    for _ in range(2):
+        compare_call(affine, jitted, [a], {})
+        deferring.now += 0.1
+    assert npcompile.wait_for_compiles(120)
+    assert jitted.compile_count == 0
+    assert background.WORKER.deferral.misses((id(jitted), id(jitted.entries))) == 2
+
+
+def test_the_nth_miss_queues_the_compile(deferring):
+    jitted = npcompile.jit(affine, backend="eager", compile="background")
+    a = np.arange(4.0)
+    for _ in range(2):
+        compare_call(affine, jitted, [a], {})
+    assert npcompile.wait_for_compiles(120) and jitted.compile_count == 0
+    compare_call(affine, jitted, [a], {})          # the third miss, at the same instant
+    assert npcompile.wait_for_compiles(120)
+    assert jitted.compile_count == 1
+    jitted.events = []
+    compare_call(affine, jitted, [a], {})
+    assert [type(e).__name__ for e in jitted.events] == ["CompiledEntry"]
+
+
+def test_a_later_call_after_the_delay_queues_the_compile(deferring):
+    jitted = npcompile.jit(affine, backend="eager", compile="background")
+    a = np.arange(4.0)
+    compare_call(affine, jitted, [a], {})
+    deferring.now += 0.49
+    assert npcompile.wait_for_compiles(120) and jitted.compile_count == 0   # waiting starts nothing
+    deferring.now += 0.02
+    compare_call(affine, jitted, [a], {})          # the second miss, 0.51 s after the first
+    assert npcompile.wait_for_compiles(120)
+    assert jitted.compile_count == 1
+
+
+def test_a_due_function_compiles_its_next_new_shape_at_once_and_still_coalesces(deferring, held_worker):
+    jitted = npcompile.jit(affine, backend="eager", compile="background")
+    for _ in range(3):
+        compare_call(affine, jitted, [np.arange(4.0)], {})
+    for n in range(5, 12):                   # new shapes while the first compile waits
+        compare_call(affine, jitted, [np.arange(float(n))], {})
+    assert sum(1 for key in background.WORKER.pending if key[0] == id(jitted)) == 1
+    held_worker.set()
+    assert npcompile.wait_for_compiles(120)
+    assert jitted.compile_count == 1
+    compare_call(affine, jitted, [np.arange(20.0)], {})   # one miss: due already, so it queues
+    assert npcompile.wait_for_compiles(120)
+    assert jitted.compile_count == 2
+
+
+def test_deferral_counts_misses_per_key_by_the_clock():
+    clock = FakeClock()
+    deferral = background.Deferral(clock)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(config, "background_after_calls", 4)
+        patch.setattr(config, "background_after_seconds", None)
+        clock.now += 1000.0                  # no time rule: only the count decides
+        assert [deferral.due("a") for _ in range(5)] == [False, False, False, True, True]
+        assert deferral.due("b") is False and deferral.misses("b") == 1
