@@ -532,3 +532,27 @@ def test_deferral_counts_misses_per_key_by_the_clock():
         clock.now += 1000.0                  # no time rule: only the count decides
         assert [deferral.due("a") for _ in range(5)] == [False, False, False, True, True]
         assert deferral.due("b") is False and deferral.misses("b") == 1
+
+
+def narrow_product(x, w):
+    return np.tanh(x @ w) * 2.0
+
+
+@pytest.mark.inductor
+def test_a_graph_whose_products_go_to_numpys_blas_is_generated_in_the_child(monkeypatch, tmp_path):
+    """The extern call to NumPy's matmul (passes/host_blas.py) is added by a post-grad
+    pass the child installs itself, so the graph sent over holds nothing unpicklable."""
+    from npcompile.passes import host_blas
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(config, "host_blas", "numpy")
+    runs = counting_in_process_codegen(monkeypatch)
+    jitted = npcompile.jit(narrow_product, compile="background")
+    x, w = np.linspace(-1.0, 1.0, 512 * 512).reshape(512, 512), np.linspace(0.0, 1.0, 512 * 8).reshape(512, 8)
+    compare_call(narrow_product, jitted, [x, w], {})
+    assert npcompile.wait_for_compiles(600)
+    jitted.events = []
+    np.testing.assert_allclose(jitted(x, w), narrow_product(x, w), rtol=1e-12, atol=1e-12)
+    assert [type(e).__name__ for e in jitted.events] == ["CompiledEntry"]
+    assert inductor_compiled(jitted.entries[0]) and runs == []
+    sources = [p.read_text(errors="ignore") for p in tmp_path.rglob("*.py")]
+    assert any(f"extern_kernels.{host_blas.EXTERN_NAME}(" in text for text in sources)
