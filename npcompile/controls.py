@@ -1,13 +1,46 @@
 """User controls over what is traced and how graph breaks are treated.
 
-The tracer recognises these objects by type or marker attribute; called outside any
-trace they behave as plain Python (``graph_break()`` does nothing, a disabled function
-just runs, ``error_on_graph_break`` sets the flag a jitted call starts with).
+The tracer recognises these objects by type, or asks this module what a function was
+marked with (``disabled``, ``error_on_graph_break_flag``, ``is_nonstrict``): the marks
+live in registries here, not in attributes stuck on the user's functions. Called outside
+any trace they behave as plain Python (``graph_break()`` does nothing, a disabled
+function just runs, ``error_on_graph_break`` sets the flag a jitted call starts with).
 """
 import functools
 import threading
 
 _state = threading.local()
+
+# The marks, by id of the marked callable -> (the callable, what it was marked with); the
+# callable is held so its id stays its own. Wrappers made here live as long as their user.
+_ERROR_FLAGS = {}   # error_on_graph_break(flag)(fn)'s wrapper -> flag
+_DISABLED = {}      # disable(fn)'s wrapper -> (mode "recursive" | "frame", the original fn)
+_NONSTRICT = {}     # nonstrict_trace(fn) -> True
+
+
+def _mark(registry, fn, value):
+    registry[id(fn)] = (fn, value)
+
+
+def _marked(registry, fn, default=None):
+    entry = registry.get(id(fn))
+    return entry[1] if entry is not None and entry[0] is fn else default
+
+
+def error_on_graph_break_flag(fn):
+    """The flag ``error_on_graph_break(flag)`` decorated ``fn`` with, else None."""
+    return _marked(_ERROR_FLAGS, fn)
+
+
+def disabled(fn):
+    """``(mode, original)`` for a function made by ``disable`` (mode "recursive" or
+    "frame"), else None."""
+    return _marked(_DISABLED, fn)
+
+
+def is_nonstrict(fn):
+    """Whether ``fn`` was marked ``nonstrict_trace``."""
+    return _marked(_NONSTRICT, fn, False)
 
 
 def current_error_on_graph_break():
@@ -37,7 +70,7 @@ class error_on_graph_break:
             with error_on_graph_break(flag):
                 return fn(*args, **kwargs)
 
-        wrapper._npcompile_error_on_graph_break = flag
+        _mark(_ERROR_FLAGS, wrapper, flag)
         return wrapper
 
     def __enter__(self):
@@ -56,14 +89,14 @@ def disable(fn=None, recursive=True):
     the functions it calls are still compiled."""
     if fn is None:
         return functools.partial(disable, recursive=recursive)
-    fn = getattr(fn, "_npcompile_original", fn)
+    already = disabled(fn)
+    fn = already[1] if already is not None else fn
 
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         return fn(*args, **kwargs)
 
-    wrapper._npcompile_disable = "recursive" if recursive else "frame"
-    wrapper._npcompile_original = fn
+    _mark(_DISABLED, wrapper, ("recursive" if recursive else "frame", fn))
     return wrapper
 
 
@@ -88,7 +121,7 @@ def allow_in_graph(fn):
 def nonstrict_trace(fn):
     """Run ``fn`` while tracing with NumPy swapped for the shim in its globals, without
     interpreting its bytecode: no graph breaks or guards inside, its Python runs as is."""
-    fn._npcompile_nonstrict = True
+    _mark(_NONSTRICT, fn, True)
     return fn
 
 

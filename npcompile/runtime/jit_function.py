@@ -24,7 +24,7 @@ import weakref
 import numpy
 import torch
 
-from .. import config, diagnostics, native
+from .. import config, controls, diagnostics, native
 from ..backends import resolve
 from ..dynamic import dynamic_marks
 from ..errors import BackendFailed, GraphBreak, RerunUncompiled, Unsupported
@@ -501,9 +501,8 @@ class JitFunction(Jitted):
         family of callees, so recursion reuses compiled entries instead of tracing each
         level anew; a ``disable(recursive=False)`` function runs its own frame for real
         while the functions it calls are compiled."""
-        mode = getattr(fn, "_npcompile_disable", None)
+        mode, inner = controls.disabled(fn) or (None, fn)
         if mode == "frame":
-            inner = fn._npcompile_original
             frames = [Frame(inner.__code__, inner.__globals__, inner, bind_arguments(inner, args, kwargs))]
             return RealRunner(frames, self._call_at_break).finish_frames()
         if mode is None and is_user_function(fn):

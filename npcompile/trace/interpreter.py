@@ -646,19 +646,19 @@ class Tracer:
         if isinstance(fn, Jitted):
             return self.push_frame(fn.fn, self.bind(fn.fn, args, kwargs, self.attribute_source(fn, "fn")),
                                    fullgraph=fn.fullgraph)
-        marker = getattr(fn, "_npcompile_error_on_graph_break", None) if callable(fn) else None
+        marker = controls.error_on_graph_break_flag(fn)
         if marker is not None:
             inner = fn.__wrapped__
             return self.push_frame(inner, self.bind(inner, args, kwargs, self.attribute_source(fn, "__wrapped__")),
                                    error_on_graph_break=marker)
-        if getattr(fn, "_npcompile_disable", None):
+        if controls.disabled(fn) is not None:
             raise GraphBreak(f"{_describe(fn)} is marked npcompile.disable", "it runs uncompiled by request")
         if controls.is_disallowed(fn, numpy_map.to_numpy(fn), numpy_map.to_shim(fn)):
             raise GraphBreak(f"{_describe(fn)} is marked npcompile.disallow_in_graph",
                              "it runs uncompiled by request")
         if controls.is_allowed(fn, numpy_map.to_numpy(fn), numpy_map.to_shim(fn)):
             return fn(*args, **kwargs)
-        if getattr(fn, "_npcompile_nonstrict", False):
+        if controls.is_nonstrict(fn):
             return with_shim_globals(fn)(*args, **kwargs)
         return NOT_A_CONTROL
 

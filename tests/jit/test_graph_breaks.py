@@ -306,6 +306,26 @@ def test_disable_non_recursive_still_compiles_callees():
     assert callee is not None and callee.compile_count == 1
 
 
+def test_controls_marks_are_kept_by_npcompile_not_on_the_users_functions():
+    """The marks live in npcompile.controls' registries: a user attribute of the old
+    marker names means nothing, a disabled wrapper carries no such attribute, and
+    disabling a disabled function unwraps to the original."""
+    def plain(x):
+        return x * 2
+
+    plain._npcompile_disable = "recursive"
+    plain._npcompile_nonstrict = True
+    check_jit(lambda x: plain(x) + 1, np.arange(3.0), graphs=1, breaks=0, calls=2)
+    quiet = npcompile.disable(noisy)
+    assert not [name for name in vars(quiet) if name.startswith("_npcompile")]
+    assert npcompile.controls.disabled(quiet) == ("recursive", noisy)
+    assert npcompile.controls.disabled(npcompile.disable(quiet, recursive=False)) == ("frame", noisy)
+    assert npcompile.controls.disabled(noisy) is None
+    strict = npcompile.error_on_graph_break(True)(noisy)
+    assert npcompile.controls.error_on_graph_break_flag(strict) is True
+    assert npcompile.controls.error_on_graph_break_flag(noisy) is None
+
+
 def test_disallow_in_graph_breaks_on_numpy_function():
     def f(x):
         return np.cumsum(x) + 1
