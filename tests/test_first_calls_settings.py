@@ -1,0 +1,20 @@
+"""benchmarks.first_calls --set: npcompile.config settings for every child process."""
+import pytest
+
+import npcompile
+from benchmarks import first_calls
+
+
+def test_set_parses_literals_and_strings_into_the_config(monkeypatch):
+    monkeypatch.setattr(npcompile.config, "background_after_calls", 10)
+    monkeypatch.setattr(npcompile.config, "background_after_seconds", 0.5)
+    monkeypatch.setattr(npcompile.config, "host_blas", "auto")
+    first_calls.apply_settings(["background_after_calls=4", "background_after_seconds=None", "host_blas=numpy"])
+    assert npcompile.config.background_after_calls == 4
+    assert npcompile.config.background_after_seconds is None
+    assert npcompile.config.host_blas == "numpy"
+
+
+def test_set_refuses_a_name_the_config_does_not_have():
+    with pytest.raises(SystemExit, match="no setting 'no_such_setting'"):
+        first_calls.apply_settings(["no_such_setting=1"])
