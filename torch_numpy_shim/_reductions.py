@@ -26,7 +26,7 @@ import math
 import numpy
 import torch
 
-from . import _dtypes, _promotion
+from . import _dtypes, _fp_errors, _promotion
 from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor, check_python_int_fits
 from ._detours import orderable
@@ -205,7 +205,15 @@ def _sum_tensor(t, axes, loop, mask=None):
     x = cast_tensor(t, loop)
     if mask is not None:
         x = torch.where(mask, x, torch.zeros((), dtype=x.dtype))
-    return _exact(lambda v: K.float_sum(*_over(v, axes)), loop, x)
+    return _reported(x, axes, _exact(lambda v: K.float_sum(*_over(v, axes)), loop, x))
+
+
+def _reported(x, axes, r, name="reduce"):
+    """``r``, NumPy's add/multiply.reduce (``axes``; None: accumulate) of ``x``, after
+    reporting its overflow / invalid flags as NumPy does (eager only)."""
+    if _fp_errors.watching():
+        _fp_errors.report(_fp_errors.reduction_flags("add", x, axes, r), name)
+    return r
 
 
 def _prod_tensor(t, axes, loop, mask=None):
@@ -215,8 +223,8 @@ def _prod_tensor(t, axes, loop, mask=None):
     if mask is not None:
         x = torch.where(mask, x, torch.ones((), dtype=x.dtype))
     if x.dtype == torch.float16:
-        return torch.prod(_to_last(x.to(torch.float32), axes), -1).to(torch.float16)
-    return _exact(lambda v: torch.prod(_to_last(v, axes), -1), loop, x)
+        return _reported(x, axes, torch.prod(_to_last(x.to(torch.float32), axes), -1).to(torch.float16))
+    return _reported(x, axes, _exact(lambda v: torch.prod(_to_last(v, axes), -1), loop, x))
 
 
 def _check_has_identity(name, mask, reduced_size):
@@ -281,6 +289,36 @@ def _divide_into(total, count, out):
     return out
 
 
+def _any_zero(count):
+    return builtins.bool((count == 0).any()) if isinstance(count, torch.Tensor) else count == 0
+
+
+def _any_short(count, ddof):
+    """Some slice has no more items than ``ddof``: NumPy's 'Degrees of freedom <= 0'."""
+    return builtins.bool((count <= ddof).any()) if isinstance(count, torch.Tensor) else count <= ddof
+
+
+def _division_name(total, count, out):
+    """NumPy divides an array result in place ('divide'); a scalar one as a scalar,
+    which float64 and complex128 do in scalar math ('scalar divide') and the other
+    dtypes, meeting the intp count, through the ufunc ('divide')."""
+    scalar = out is None and total.ndim == 0 and not isinstance(count, torch.Tensor)
+    wide = total.dtype in (torch.float64, torch.complex128)
+    return "scalar divide" if scalar and wide else "divide"
+
+
+def _report_division(total, count, name):
+    """NumPy's flags for ``total / count`` where the count is 0: 0/0 is invalid, a
+    finite non-zero total divides by zero (eager only)."""
+    if not _fp_errors.watching() or total.numel() == 0:
+        return
+    zero = count == 0 if isinstance(count, torch.Tensor) else torch.tensor(count == 0)
+    finite = torch.isfinite(total) if not total.is_complex() else torch.isfinite(total.abs())
+    flags = _fp_errors.DIVIDE if builtins.bool((zero & finite & (total != 0)).any()) else 0
+    flags |= _fp_errors.INVALID if builtins.bool((zero & (total == 0)).any()) else 0
+    _fp_errors.report(flags, name)
+
+
 def _mean(a, axes, dtype, out, keepdims, mask):
     half_precision = dtype is None and a.dtype is _dtypes.float16.dtype
     if dtype is None and _is_integral(a.dtype):
@@ -292,6 +330,9 @@ def _mean(a, axes, dtype, out, keepdims, mask):
     count = _count(a.shape, axes, mask)
     if isinstance(count, torch.Tensor):
         count = count.reshape(total.shape)
+    if not _fp_errors.tracing() and _any_zero(count):
+        _fp_errors.warn("Mean of empty slice")
+        _report_division(total, count, _division_name(total, count, out))
     result = _divide_into(total, count, out)
     if out is not None:
         return result
@@ -326,10 +367,15 @@ def _variance(a, axes, dtype, out, ddof, keepdims, mask, mean_):
     if dtype is None and _is_integral(a.dtype):
         dtype = _dtypes.float64.dtype
     count = _count(a.shape, axes, mask)
+    short = not _fp_errors.tracing() and _any_short(count, ddof)
+    if short:
+        _fp_errors.warn("Degrees of freedom <= 0 for slice")
     if mean_ is None:
         kept = _result_shape(a.shape, axes, True)
         total = _sum_tensor(a._t, axes, dtype or _dtypes.sum_dtype(a.dtype), mask).reshape(kept)
         kept_count = count.reshape(kept) if isinstance(count, torch.Tensor) else count
+        if short and _any_zero(kept_count):
+            _report_division(total, kept_count, "divide")
         center = ndarray._wrap(_divide(total, kept_count))
     else:
         center = asarray(mean_)
@@ -348,6 +394,8 @@ def _variance(a, axes, dtype, out, ddof, keepdims, mask, mean_):
         dof = torch.clamp(count - ddof, min=0).reshape(total.shape)
     else:
         dof = builtins.max(count - ddof, 0)
+    if short:
+        _report_division(total, dof, _division_name(total, dof, out))
     return _divide_into(total, dof, out)
 
 
@@ -464,7 +512,10 @@ def _extreme(a, axis, out, keepdims, initial, where, largest, skip_nan):
             t = torch.where(mask, t, start)
         x = _to_last(t, axes)
         x = torch.cat([start.expand(*x.shape[:-1], 1), x], -1)
-    return _deliver(_shaped(_extreme_value(x, largest, skip_nan), a.shape, axes, keepdims), out)
+    r = _extreme_value(x, largest, skip_nan)
+    if skip_nan and not _fp_errors.tracing() and builtins.bool(torch.isnan(r).any()):
+        _fp_errors.warn("All-NaN slice encountered")
+    return _deliver(_shaped(r, a.shape, axes, keepdims), out)
 
 
 def _extreme_function(name, largest, skip_nan):
@@ -590,7 +641,8 @@ def _accumulate(t, ax, input_dt, dtype, out, product, include_initial=False):
     """cumsum/cumprod of ``t`` along ``ax`` in the loop dtype, into ``out`` if given."""
     loop = _loop_dtype(input_dt, dtype, out)
     op = torch.cumprod if product else torch.cumsum
-    r = _exact(lambda v: op(v, ax), loop, cast_tensor(t, loop))
+    x = cast_tensor(t, loop)
+    r = _reported(x, None, _exact(lambda v: op(v, ax), loop, x), "accumulate")
     if include_initial:
         shape = list(r.shape)
         shape[ax] = 1
@@ -698,6 +750,8 @@ def nanmean(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: O
     loop = _loop_dtype(a.dtype, dtype, out)
     total = _shaped(_sum_tensor(_nan_replaced(a, 0)._t, axes, loop, mask), a.shape, axes, keepdims)
     count = _valid_count(a, axes, mask).reshape(total.shape)
+    if not _fp_errors.tracing() and _any_zero(count):
+        _fp_errors.warn("Mean of empty slice")
     result = _divide_into(total, count, out)
     return result if out is not None else _deliver(result, None)
 
@@ -725,6 +779,8 @@ def _nan_variance(a, axis, dtype, out, ddof, keepdims, where, mean_, correction)
     loop = _loop_dtype(_from_torch(squares), dtype, out)
     total = _shaped(_sum_tensor(squares, axes, loop, mask), a.shape, axes, keepdims)
     dof = (count - ddof).reshape(total.shape)
+    if not _fp_errors.tracing() and builtins.bool((dof <= 0).any()):
+        _fp_errors.warn("Degrees of freedom <= 0 for slice.")
     if out is None:
         return torch.where(dof <= 0, math.nan, _divide(total, dof))
     _divide_into(total, dof, out)
