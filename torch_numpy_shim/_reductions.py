@@ -244,11 +244,23 @@ def _sum_or_prod(a, axis, dtype, out, keepdims, initial, where, product):
     if initial is None:
         _check_has_identity("multiply" if product else "add", mask, _reduced_size(a.shape, axes))
     loop = _loop_dtype(a.dtype, dtype, out)
-    r = (_prod_tensor if product else _sum_tensor)(a._t, axes, loop, mask)
-    if initial is not None and initial is not NO_VALUE:
-        start = _initial_tensor(initial, loop)
-        r = _exact(torch.mul, loop, r, start) if product else _add_or_subtract(torch.add, loop, r, start)
+    if initial is None or initial is NO_VALUE:
+        r = (_prod_tensor if product else _sum_tensor)(a._t, axes, loop, mask)
+    else:
+        with _fp_errors.as_one("reduce"):   # NumPy's reduce starts from initial: one report
+            r = _from_initial(a._t, axes, loop, mask, initial, product)
     return _deliver(_shaped(r, a.shape, axes, keepdims), out)
+
+
+def _from_initial(t, axes, loop, mask, initial, product):
+    """The reduction of ``t`` combined with ``initial``, flags reported as one step."""
+    total = (_prod_tensor if product else _sum_tensor)(t, axes, loop, mask)
+    start = _initial_tensor(initial, loop)
+    r = _exact(torch.mul, loop, total, start) if product else _add_or_subtract(torch.add, loop, total, start)
+    if _fp_errors.watching():
+        name = "multiply" if product else "add"
+        _fp_errors.report(_fp_errors.flags(name, [total, start], [r]), "reduce")
+    return r
 
 
 @normalizer
@@ -385,9 +397,11 @@ def _variance(a, axes, dtype, out, ddof, keepdims, mask, mean_):
     deviation_dt = _promotion.result_type(a, center if mean_ is None else mean_)
     if deviation_dt.kind == "b":
         raise TypeError("numpy boolean subtract, the `-` operator, is not supported")
-    deviation = _add_or_subtract(torch.sub, deviation_dt, cast_tensor(a._t, deviation_dt),
-                                 cast_tensor(center._t, deviation_dt))
+    operands = (cast_tensor(a._t, deviation_dt), cast_tensor(center._t, deviation_dt))
+    deviation = _add_or_subtract(torch.sub, deviation_dt, *operands)
     squares = _squared_magnitude(deviation, deviation_dt)
+    if _fp_errors.watching():
+        _report_deviations(operands, deviation, squares, "square", None)
     loop = _loop_dtype(_from_torch(squares), dtype, out)
     total = _shaped(_sum_tensor(squares, axes, loop, mask), a.shape, axes, keepdims)
     if isinstance(count, torch.Tensor):
@@ -397,6 +411,21 @@ def _variance(a, axes, dtype, out, ddof, keepdims, mask, mean_):
     if short:
         _report_division(total, dof, _division_name(total, dof, out))
     return _divide_into(total, dof, out)
+
+
+def _report_deviations(operands, deviation, squares, name, mask):
+    """NumPy's var steps ``subtract(a, mean)`` then ``square`` (nanvar: ``multiply``;
+    complex: ``square`` of the parts, then their ``add``) report as the ufuncs do."""
+    flags = _fp_errors.flags
+    _fp_errors.report(flags("subtract", list(operands), [deviation], mask), "subtract")
+    if deviation.is_complex():
+        parts = torch.view_as_real(deviation)
+        part_squares = parts * parts
+        _fp_errors.report(flags("square", [parts], [part_squares]), "square")
+        _fp_errors.report(flags("add", [part_squares[..., 0], part_squares[..., 1]], [squares]), "add")
+        return
+    inputs = [deviation] if name == "square" else [deviation, deviation]
+    _fp_errors.report(flags(name, inputs, [squares], mask), name)
 
 
 def _sqrt_result(variance, out):
@@ -544,7 +573,10 @@ def ptp(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=Fals
     if dt.kind == "b":
         raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
                         "bitwise_xor, the `^` operator, or the logical_xor function instead.")
-    difference = _add_or_subtract(torch.sub, dt, cast_tensor(high._t, dt), cast_tensor(low._t, dt))
+    operands = (cast_tensor(high._t, dt), cast_tensor(low._t, dt))
+    difference = _add_or_subtract(torch.sub, dt, *operands)
+    if _fp_errors.watching():
+        _fp_errors.report(_fp_errors.flags("subtract", list(operands), [difference]), "subtract")
     if out is None:
         return _deliver(difference, None)
     if not _promotion.can_cast(dt, out.dtype, "same_kind"):
@@ -773,9 +805,12 @@ def _nan_variance(a, axis, dtype, out, ddof, keepdims, where, mean_, correction)
         center = _divide(total, count).reshape(kept)
     else:
         center = asarray(mean_)._t
-    deviation = _add_or_subtract(torch.sub, a.dtype, zeroed, cast_tensor(center, a.dtype))
+    operands = (zeroed, cast_tensor(center, a.dtype))
+    deviation = _add_or_subtract(torch.sub, a.dtype, *operands)
     deviation = torch.where(nan, 0, deviation)
     squares = _squared_magnitude(deviation, a.dtype)
+    if _fp_errors.watching() and not squares.is_complex():   # NumPy's where= skips the NaNs
+        _report_deviations(operands, deviation, squares, "multiply", ~nan if mask is None else ~nan & mask)
     loop = _loop_dtype(_from_torch(squares), dtype, out)
     total = _shaped(_sum_tensor(squares, axes, loop, mask), a.shape, axes, keepdims)
     dof = (count - ddof).reshape(total.shape)

@@ -36,7 +36,7 @@ OVERFLOW = {   # (function, keyword arguments)
     "cumprod": (lambda xp, a, **k: xp.cumprod(a, **{n: v for n, v in k.items() if n != "keepdims"})),
 }
 AXES = [{}, {"axis": 1}, {"axis": 0, "keepdims": True}, {"axis": 1, "keepdims": True}]
-MODES = [{}, {"all": "raise"}, {"all": "ignore"}, {"over": "raise", "invalid": "ignore"}]
+MODES = [{}, {"all": "raise"}, {"all": "ignore"}, {"all": "call"}, {"over": "raise", "invalid": "ignore"}]
 _IDS = dict(ids=lambda m: ",".join(f"{k}={v}" for k, v in m.items()) or "default")
 
 
@@ -98,6 +98,20 @@ CASES = {
     "var where masks a row": lambda xp: xp.var(_a(xp, [[1.0, 2.0], [3.0, 4.0]]), axis=1, ddof=1,
                                                where=_a(xp, [[True, True], [False, True]], "bool")),
     "var enough": lambda xp: xp.var(_a(xp, [1.0, 2.0]), ddof=1),
+    "var squares overflow": lambda xp: xp.var(_a(xp, [1e200, -1e200])),
+    "std squares overflow float32 axis": lambda xp: xp.std(_a(xp, [[1e30], [-1e30]], "float32"), axis=0),
+    "var complex squares overflow": lambda xp: xp.var(_a(xp, [1e200 + 1e200j, -1e200], "complex128")),
+    "var subtract overflows": lambda xp: xp.var(_a(xp, [1.7e308, -1.7e308, -1.7e308])),
+    "var squares underflow": lambda xp: xp.var(_a(xp, [1e-200, -1e-200])),
+    "var where": lambda xp: xp.var(_a(xp, [1e200, -1e200, 1.0]), where=_a(xp, [False, False, True], "bool")),
+    "nanvar squares overflow": lambda xp: xp.nanvar(_a(xp, [1e200, -1e200, NAN])),
+    "nanvar where": lambda xp: xp.nanvar(_a(xp, [1e200, -1e200, 1.0]),
+                                         where=_a(xp, [False, False, True], "bool")),
+    "ptp overflows": lambda xp: xp.ptp(_a(xp, [1e308, -1e308])),
+    "sum initial overflows": lambda xp: xp.sum(_a(xp, [1e308]), initial=1e308),
+    "prod initial overflows": lambda xp: xp.prod(_a(xp, [1e200]), initial=1e200),
+    "sum initial inf - inf": lambda xp: xp.sum(_a(xp, [INF]), initial=-INF),
+    "sum overflow then initial -inf": lambda xp: xp.sum(_a(xp, [1e308, 1e308]), initial=-INF),
 }
 
 
