@@ -80,9 +80,15 @@ class ArrayInput:
         self.dynamic = ()
 
 
+_LIBRARIES = frozenset({"torch", "numpy", "torch_numpy_shim", "npcompile", "sympy"})
+
+
 def _user_truth(cls):
     """Whether ``bool()`` of a ``cls`` object runs Python code of the user's (a
-    ``__bool__`` or ``__len__`` defined in Python)."""
+    ``__bool__`` or ``__len__`` defined in Python). torch's symbolic values define theirs
+    in Python too, but their truth is guarded (a loop index's ``k > 0``)."""
+    if cls.__module__.partition(".")[0] in _LIBRARIES:
+        return False
     for name in ("__bool__", "__len__"):
         if isinstance(getattr(cls, name, None), types.FunctionType):
             return True

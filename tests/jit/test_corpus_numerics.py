@@ -500,14 +500,14 @@ CASES = [
     (kmeans_three_steps, CLUSTER_POINTS, CENTROIDS),
     (nbody_accelerations, POSITIONS, MASSES),
     (nbody_leapfrog, POSITIONS, VELOCITIES, MASSES),
-    (mandelbrot, C_GRID),
+    ("mandelbrot", mandelbrot, (C_GRID,), dict(graphs=2, breaks=2)),   # loop body a chunk: config.loop_graph_cost_nodes
     (horner, X_SAMPLES),
     (horner_reversed_enumerate, X_SAMPLES),
     (logistic_map, np.linspace(2.5, 4.0, 16)),
-    (rk4_oscillator, np.array([1.0, 0.0])),
+    ("rk4_oscillator", rk4_oscillator, (np.array([1.0, 0.0]),), dict(graphs=6, breaks=6)),   # 10 steps over 500 nodes
     (lotka_volterra_euler, np.array([[10.0, 5.0], [20.0, 3.0]])),
     (random_walk_stats, STEPS),
-    (sir_epidemic,),
+    ("sir_epidemic", sir_epidemic, (), dict(graphs=2, breaks=2)),
     (periodic_verlet, POSITIONS * 0.3 + 0.5, VELOCITIES),
     (monte_carlo_pi, UNIFORM_XY),
     (monte_carlo_integral, UNIFORM_XY[0]),

@@ -35,3 +35,23 @@ def test_a_user_condition_runs_for_real_every_iteration():
         assert result[1] == expected[1] == 0
 
 
+
+
+def first_and_rest(u):
+    out = np.empty_like(u)
+    for k in range(u.shape[1]):
+        if k > 0:
+            out[:, k] = out[:, k - 1] + u[:, k]
+        else:
+            out[:, 0] = u[:, 0]
+    return out
+
+
+def test_a_symbolic_index_condition_stays_traced():
+    """``k > 0`` on the loop's symbolic index is torch's SymBool, whose ``__bool__`` is
+    Python code of torch's, guarded: not a user's truth, so no break per iteration."""
+    u = np.arange(1200.0).reshape(3, 400)
+    jitted = npcompile.jit(first_and_rest, backend="eager")
+    np.testing.assert_array_equal(jitted(u), first_and_rest(u))
+    reasons = [b.reason for b in npcompile.explain(jitted)(u).break_reasons]
+    assert not [r for r in reasons if "__bool__" in r], reasons
