@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import npcompile
+from benchmarks.loop_workloads import crc16_ccitt
+from benchmarks.loop_workloads import spmv as spmv_workload
 from tests.native.helpers import check_against_numpy, compiled
 from tests.oracle import assert_same
 
@@ -311,16 +313,7 @@ def test_unsigned_arrays_wrap_silently(pair):
 
 
 # ---- the two workloads this was written for ------------------------------------------------------
-def crc16(data, init):
-    crc = np.uint16(init)
-    for byte in data:
-        crc ^= np.uint16(byte) << 8
-        for _ in range(8):
-            if crc & 0x8000:
-                crc = (crc << 1) ^ 0x1021
-            else:
-                crc = crc << 1
-    return crc
+crc16, spmv = crc16_ccitt, spmv_workload   # the loop workloads themselves
 
 
 @pytest.mark.parametrize("init", [0, 0xFFFF, 0x1D0F])
@@ -334,15 +327,6 @@ def test_crc16_init_out_of_range_is_numpys_overflow_error():
     data = np.ones(3, np.uint8)
     assert not native(crc16, data, 70000)
     assert not native(crc16, data, -1)
-
-
-def spmv(indptr, indices, data, x):
-    rows = indptr.shape[0] - 1
-    y = np.zeros(rows, dtype=data.dtype)
-    for row in range(rows):
-        start, stop = indptr[row], indptr[row + 1]
-        y[row] = data[start:stop] @ x[indices[start:stop]]
-    return y
 
 
 def test_the_runtime_runs_spmv_and_crc16_as_native_kernels():
