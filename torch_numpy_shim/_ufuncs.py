@@ -53,6 +53,11 @@ def _python_type(x):
     raise TypeError(type(x))
 
 
+#: NumPy's warning for where= without out= (2.5 corrected its spelling of "uninitialized").
+_WHERE_WITHOUT_OUT = ("'where' used without 'out', expect " + ("uninitialized" if NUMPY_2_5 else "unitialized")
+                      + " memory in output. If this is intentional, use out=None.")
+
+
 def _scalar_tensor(value, dt):
     """A weak Python scalar as a 0-d tensor of the loop dtype: NumPy converts the value
     (OverflowError for out-of-range ints), torch then holds that exact value."""
@@ -263,8 +268,7 @@ class ufunc:
             out = args[self.nin:] if self.nout > 1 else args[self.nin]
             args = args[:self.nin]
         if where is not True and not out_given and not _fp_errors.tracing():
-            _fp_errors.warn("'where' used without 'out', expect unitialized memory in output. If "
-                            "this is intentional, use out=None.", UserWarning)
+            _fp_errors.warn(_WHERE_WITHOUT_OUT, UserWarning)
         _check_casting(casting)
         outs = _outs(out, self.nout)
         operands, keys = zip(*(_operand(a) for a in args))
