@@ -15,6 +15,7 @@ import npcompile
 from benchmarks.loop_workloads import crc16_ccitt
 from benchmarks.loop_workloads import spmv as spmv_workload
 from tests.native.helpers import check_against_numpy, compiled
+from tests.native.test_native_semantics import add_python_int
 from tests.oracle import assert_same
 
 pytest.importorskip("numba")
@@ -71,13 +72,6 @@ def differences(a):
     for i in range(1, a.shape[0]):
         t = t - a[i]
     return t
-
-
-def plus_python_int(a, k):
-    out = np.empty_like(a)
-    for i in range(a.shape[0]):
-        out[i] = a[i] + k
-    return out
 
 
 def shifted(a, b):
@@ -219,7 +213,7 @@ def test_scalar_wraparound_warns_as_numpy_does(a):
 
 @given(unsigned_arrays(max_size=3), st.sampled_from([0, 1, 255, 256, -1, 2 ** 40, -(2 ** 63)]))
 def test_python_ints_must_fit_the_unsigned_type(a, k):
-    check_against_numpy(plus_python_int, copies(a, k))
+    check_against_numpy(add_python_int, copies(a, k))
 
 
 @given(st.sampled_from(SIGNED + UNSIGNED).flatmap(
