@@ -380,3 +380,59 @@ def reduction_flags(name, x, axes, result):
     finite_in = torch.isfinite(x).all(dim=axes) if axes else torch.isfinite(x)
     found = INVALID if bool((torch.isnan(result) & ~nan_in).any()) else 0
     return found | (OVERFLOW if bool((torch.isinf(result) & finite_in).any()) else 0)
+
+
+def check(name, inputs, result, report_as=None, mask=None):
+    """One ufunc step computed by hand (diff's subtract, polyval's multiply): its flags
+    reported as NumPy's loop ``name`` would (``report_as``: the name NumPy shows)."""
+    if watching():
+        report(flags(name, list(inputs), [result], mask), report_as or name)
+
+
+# ---- products ---------------------------------------------------------------------------
+def contraction_flags(a, b, r):
+    """The flags of a sum of products r = a @ b (a: (..., M, K), b: (..., K, N), r:
+    (..., M, N), batch dims broadcast) as NumPy's dot/matmul loops (BLAS) raise them:
+    an infinite result where the row and column were finite overflowed, a NaN where
+    they held no NaN is invalid (and, from finite values, an overflow first); a product
+    below the smallest normal underflows. Where a row or column holds inf or NaN nothing
+    more is inferred: NumPy's BLAS then reports by its own order of fused multiply-adds
+    (an overflow or inf * 0 added onto inf or NaN is not reported)."""
+    if not (r.is_floating_point() or r.is_complex()) or r.numel() == 0 or a.shape[-1] == 0:
+        return 0
+    found = UNDERFLOW if _wants_underflow() and _products_underflow(a, b, r) else 0
+    if _finite(r):
+        return found
+    nan_r, inf_r = torch.isnan(r), torch.isinf(r)
+    finite = torch.isfinite(a).all(-1).unsqueeze(-1) & torch.isfinite(b).all(-2).unsqueeze(-2)
+    no_nan = ~torch.isnan(a).any(-1).unsqueeze(-1) & ~torch.isnan(b).any(-2).unsqueeze(-2)
+    found |= OVERFLOW if bool(((inf_r | nan_r) & finite).any()) else 0
+    found |= INVALID if bool((nan_r & no_nan).any()) else 0
+    return found
+
+
+def _smallest_magnitudes(t, dim):
+    """log2 of the smallest non-zero magnitude (of a real or imaginary part) along
+    ``dim``, +inf where all are zero: (..., K) for a's rows or b's columns."""
+    parts = torch.view_as_real(t) if t.is_complex() else t.unsqueeze(-1)
+    logs = torch.where(parts != 0, parts.abs().double().log2(), math.inf)
+    return logs.amin(-1).amin(dim)
+
+
+def _products_underflow(a, b, r):
+    """Some a[..., i, k] * b[..., k, j] lies below the smallest normal: for one k, the
+    smallest magnitudes of a's column k and b's row k multiplied; float16 results
+    rounded below float16's smallest normal underflow in NumPy's cast too."""
+    tiny = torch.finfo(a.real.dtype if a.is_complex() else a.dtype).tiny
+    low = _smallest_magnitudes(a, -2) + _smallest_magnitudes(b, -1)
+    if bool((low < math.log2(tiny)).any()):
+        return True
+    if r.dtype == torch.float16:
+        return bool(((r != 0) & (r.abs() < torch.finfo(torch.float16).tiny)).any())
+    return False
+
+
+def contraction_check(a, b, r, name):
+    """Report the flags of ``contraction_flags`` as raised by NumPy's ``name``."""
+    if watching():
+        report(contraction_flags(a, b, r), name)

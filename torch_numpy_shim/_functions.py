@@ -19,7 +19,7 @@ import operator
 import numpy
 import torch
 
-from . import _dtypes, _promotion, linalg
+from . import _dtypes, _fp_errors, _promotion, linalg
 from ._coerce import asarray, cast_tensor, check_python_int_fits, make_scalar
 from ._dtypes import F64
 from ._errors import UnsupportedError
@@ -61,7 +61,22 @@ def _subtract(x, y):
                         "bitwise_xor, the `^` operator, or the logical_xor function instead.")
     if dt.kind == "u" and dt.itemsize > 1:
         return _image_as(_int_image(x) - _int_image(y), dt, dt)
-    return subtract(x, y)   # complex part by part, as NumPy: 0 - inf*j has no nan
+    r = subtract(x, y)   # complex part by part, as NumPy: 0 - inf*j has no nan
+    _fp_errors.check("subtract", [x, y], r)
+    return r
+
+
+_BINARY = {"add": torch.add, "subtract": subtract, "multiply": torch.mul, "divide": torch.div}
+
+
+def _op(name, x, y, scalar=False):
+    """x <name> y as NumPy's ufunc computes and reports it (``scalar``: both operands
+    NumPy scalars, whose math NumPy names 'scalar subtract')."""
+    r = _BINARY[name](x, y)
+    if torch.is_tensor(x) or torch.is_tensor(y):
+        _fp_errors.check(name, [v for v in (x, y) if torch.is_tensor(v)], r,
+                         report_as=f"scalar {name}" if scalar else name)
+    return r
 
 
 def _neighbours(t, axis):
@@ -194,6 +209,7 @@ def _gradient_axis(t, axis, dx, edge_order):
         return t.narrow(axis, start, (stop % length if stop < 0 else stop) - start)
 
     uniform = not isinstance(dx, ndarray) or dx.ndim == 0
+    one = t.ndim == 1   # NumPy's edges of a 1-D f are scalars: 'scalar subtract'
     if uniform:
         h = dx._t if isinstance(dx, ndarray) else dx
         rt = _promote(t, h)
@@ -202,15 +218,14 @@ def _gradient_axis(t, axis, dx, edge_order):
 
         def p(start, stop=None):
             return cast_tensor(part(start, stop), rt)
-        interior = (p(2, length) - p(0, -2)) / (_scalar_like(2.0, ht) * ht)
+        interior = _op("divide", _op("subtract", p(2, length), p(0, -2)), _scalar_like(2.0, ht) * ht)
         if edge_order == 1:
-            first = (p(1) - p(0)) / ht
-            last = (p(-1) - p(-2)) / ht
+            first = _op("divide", _op("subtract", p(1), p(0), one), ht, one)
+            last = _op("divide", _op("subtract", p(-1), p(-2), one), ht, one)
         else:
-            first = (_scalar_like(-1.5, ht) / ht) * p(0) + (_scalar_like(2.0, ht) / ht) * p(1) + \
-                (_scalar_like(-0.5, ht) / ht) * p(2)
-            last = (_scalar_like(0.5, ht) / ht) * p(-3) + (_scalar_like(-2.0, ht) / ht) * p(-2) + \
-                (_scalar_like(1.5, ht) / ht) * p(-1)
+            a, b, c = (_scalar_like(v, ht) / ht for v in (-1.5, 2.0, -0.5))
+            first = _combine(a, b, c, p(0), p(1), p(2), one)
+            last = _combine(-c, -b, -a, p(-3), p(-2), p(-1), one)
     else:
         d = dx._t  # coefficients in the spacing's own dtype, as NumPy computes them
         rt = _promote(t, d)
@@ -218,34 +233,50 @@ def _gradient_axis(t, axis, dx, edge_order):
         def p(start, stop=None):
             return cast_tensor(part(start, stop), rt)
 
-        def k(value):
-            return _scalar_like(value, d)
-
-        def combine(a, b, c, pa, pb, pc):
-            return cast_tensor(a, rt) * pa + cast_tensor(b, rt) * pb + cast_tensor(c, rt) * pc
         shape = [1] * t.ndim
         shape[axis] = -1
-        dx1, dx2 = d[:-1], d[1:]
-        a = (-dx2 / (dx1 * (dx1 + dx2))).reshape(shape)
-        b = ((dx2 - dx1) / (dx1 * dx2)).reshape(shape)
-        c = (dx1 / (dx2 * (dx1 + dx2))).reshape(shape)
-        interior = combine(a, b, c, p(0, -2), p(1, -1), p(2, length))
+        a, b, c = (cast_tensor(k, rt).reshape(shape) for k in _interior_coefficients(d[:-1], d[1:]))
+        interior = _combine(a, b, c, p(0, -2), p(1, -1), p(2, length), False)
         if edge_order == 1:
-            first = (p(1) - p(0)) / cast_tensor(d[0], rt)
-            last = (p(-1) - p(-2)) / cast_tensor(d[-1], rt)
+            first = _op("divide", _op("subtract", p(1), p(0), one), cast_tensor(d[0], rt), one)
+            last = _op("divide", _op("subtract", p(-1), p(-2), one), cast_tensor(d[-1], rt), one)
         else:
-            dx1, dx2 = d[0], d[1]
-            a = -(k(2.0) * dx1 + dx2) / (dx1 * (dx1 + dx2))
-            b = (dx1 + dx2) / (dx1 * dx2)
-            c = -dx1 / (dx2 * (dx1 + dx2))
-            first = combine(a, b, c, p(0), p(1), p(2))
-            dx1, dx2 = d[-2], d[-1]
-            a = dx2 / (dx1 * (dx1 + dx2))
-            b = -(dx2 + dx1) / (dx1 * dx2)
-            c = (k(2.0) * dx2 + dx1) / (dx2 * (dx1 + dx2))
-            last = combine(a, b, c, p(-3), p(-2), p(-1))
+            a, b, c = (cast_tensor(k, rt) for k in _edge_coefficients(d[0], d[1], first=True))
+            first = _combine(a, b, c, p(0), p(1), p(2), one)
+            a, b, c = (cast_tensor(k, rt) for k in _edge_coefficients(d[-2], d[-1], first=False))
+            last = _combine(a, b, c, p(-3), p(-2), p(-1), one)
     pieces = [cast_tensor(x, out_dt) for x in (first, interior, last)]
     return ndarray._wrap(torch.cat(pieces, dim=axis))
+
+
+def _combine(a, b, c, fa, fb, fc, scalar):
+    """a * fa + b * fb + c * fc, step by step as NumPy computes and reports it."""
+    return _op("add", _op("add", _op("multiply", a, fa, scalar), _op("multiply", b, fb, scalar), scalar),
+               _op("multiply", c, fc, scalar), scalar)
+
+
+def _interior_coefficients(dx1, dx2):
+    """NumPy's second-order weights for uneven spacing (arrays: 'add', 'divide')."""
+    a = _op("divide", -dx2, _op("multiply", dx1, _op("add", dx1, dx2)))
+    b = _op("divide", _op("subtract", dx2, dx1), _op("multiply", dx1, dx2))
+    c = _op("divide", dx1, _op("multiply", dx2, _op("add", dx1, dx2)))
+    return a, b, c
+
+
+def _edge_coefficients(dx1, dx2, first):
+    """NumPy's second-order edge weights from two spacings (NumPy scalars)."""
+    two = _scalar_like(2.0, dx1)
+    if first:
+        a = _op("divide", -_op("add", _op("multiply", two, dx1, True), dx2, True),
+                _op("multiply", dx1, _op("add", dx1, dx2, True), True), True)
+        b = _op("divide", _op("add", dx1, dx2, True), _op("multiply", dx1, dx2, True), True)
+        c = _op("divide", -dx1, _op("multiply", dx2, _op("add", dx1, dx2, True), True), True)
+    else:
+        a = _op("divide", dx2, _op("multiply", dx1, _op("add", dx1, dx2, True), True), True)
+        b = _op("divide", -_op("add", dx2, dx1, True), _op("multiply", dx1, dx2, True), True)
+        c = _op("divide", _op("add", _op("multiply", two, dx2, True), dx1, True),
+                _op("multiply", dx2, _op("add", dx1, dx2, True), True), True)
+    return a, b, c
 
 
 # ---- convolution -----------------------------------------------------------------------
@@ -401,7 +432,13 @@ def polyval(p, x):
     for i in range(p.shape[0] if p.ndim else 0):
         # y * x keeps y's dtype; adding the (strong) coefficient promotes
         dt = _promotion.result_type(_promotion.result_type(y, x), p.dtype)
-        y = ndarray._wrap(_multiply_add(y._t, x._t, p._t[i].to(x._t.device), dt), scalar=x.ndim == 0)
+        c = p._t[i].to(x._t.device)
+        if dt.kind in "fc":   # NumPy's y * x then + pv, each reporting (a scalar add for 0-d x)
+            yt, xt, ct = (cast_tensor(v, dt) for v in (y._t, x._t, c))
+            t = _op("add", _op("multiply", yt, xt), ct, scalar=x.ndim == 0)
+        else:
+            t = _multiply_add(y._t, x._t, c, dt)
+        y = ndarray._wrap(t, scalar=x.ndim == 0)
     return y
 
 

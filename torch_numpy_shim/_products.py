@@ -6,6 +6,11 @@ same modulo 2**bits, so int8 overflow or uint64 products come out exactly as Num
 and torch's missing integer kernels (uint16/32/64, bool) are never needed. float16 is
 computed in float32, as NumPy accumulates it. Shape errors are checked on metadata
 before any kernel runs, with NumPy's exception class.
+
+Floating-point errors are reported as NumPy's loops raise them (``_fp_errors``): dot,
+inner and tensordot as 'dot', matmul and the vector gufuncs under their own names,
+outer and kron as 'multiply', cross step by step; vdot and einsum (optimize=False)
+report nothing, as NumPy's.
 """
 import math
 import operator
@@ -15,7 +20,7 @@ import warnings
 import numpy
 import torch
 
-from . import _dtypes, _promotion
+from . import _dtypes, _fp_errors, _promotion
 from ._coerce import asarray, cast_tensor
 from ._errors import AxisError, UFuncInputCastingError, UFuncOutputCastingError, UnsupportedError
 from ._ndarray import ndarray
@@ -89,11 +94,6 @@ def broadcast_shapes(*shapes, message=None):
         raise ValueError(message or f"operands could not be broadcast together with shapes {shown}") from None
 
 
-def _product_of(a, b, dt, fn):
-    """``fn`` applied to a and b in ``dt``'s compute dtype, result in ``dt``."""
-    return from_compute(fn(to_compute(a._t, dt), to_compute(b._t, dt)), dt)
-
-
 def _gufunc_dtype(name, arrays, dtype, casting):
     """The loop dtype of a gufunc call: ``dtype=`` if given (inputs must cast to it)."""
     if dtype is None:
@@ -143,7 +143,13 @@ def matmul_tensor(x1, x2, dt, name="matmul"):
     if x1.shape[-1] != k:
         raise _core_error(name, _MATMUL_SIG, 1, 0, k, x1.shape[-1])
     broadcast_shapes(x1.shape[:-2], x2.shape[:-2])
-    return _product_of(x1, x2, dt, mm)
+    a, b = to_compute(x1._t, dt), to_compute(x2._t, dt)
+    t = from_compute(mm(a, b), dt)
+    if _fp_errors.watching():
+        rows, cols = (a.unsqueeze(0) if a.ndim == 1 else a), (b.unsqueeze(-1) if b.ndim == 1 else b)
+        r = t.unsqueeze(-1) if b.ndim == 1 else t
+        _fp_errors.contraction_check(rows, cols, r.unsqueeze(-2) if a.ndim == 1 else r, name)
+    return t
 
 
 @normalizer
@@ -174,9 +180,10 @@ def vecdot(x1: ArrayLike, x2: ArrayLike, /, out: OutArray = None, *, casting="sa
     if a.shape[-1] != b.shape[-1]:
         raise _core_error("vecdot", "(n),(n)->()", 1, 0, b.shape[-1], a.shape[-1])
     broadcast_shapes(a.shape[:-1], b.shape[:-1])
-    a, b = to_compute(a, dt), to_compute(b, dt)
-    t = mm(a.conj().unsqueeze(-2), b.unsqueeze(-1))[..., 0, 0]
-    return _finish_gufunc("vecdot", from_compute(t, dt), out, casting)
+    a, b = to_compute(a, dt).conj().unsqueeze(-2), to_compute(b, dt).unsqueeze(-1)
+    t = from_compute(mm(a, b), dt)
+    _fp_errors.contraction_check(a, b, t, "vecdot")
+    return _finish_gufunc("vecdot", t[..., 0, 0], out, casting)
 
 
 def _matvec_operands(name, sig, core_ndims, x1, x2, dtype, casting):
@@ -201,8 +208,10 @@ def matvec(x1: ArrayLike, x2: ArrayLike, /, out: OutArray = None, *, casting="sa
     """Matrix times (stacks of) vectors, no conjugation."""
     _refuse_gufunc_extras("matvec", signature, axes if axis is None else axis, order, subok)
     dt, a, v = _matvec_operands("matvec", "(m,n),(n)->(m)", (2, 1), x1, x2, dtype, casting)
-    t = mm(a, v.unsqueeze(-1))[..., 0]
-    return _finish_gufunc("matvec", from_compute(t, dt), out, casting)
+    v = v.unsqueeze(-1)
+    t = from_compute(mm(a, v), dt)
+    _fp_errors.contraction_check(a, v, t, "matvec")
+    return _finish_gufunc("matvec", t[..., 0], out, casting)
 
 
 @normalizer
@@ -211,15 +220,30 @@ def vecmat(x1: ArrayLike, x2: ArrayLike, /, out: OutArray = None, *, casting="sa
     """Conjugated (stacks of) vectors times matrices."""
     _refuse_gufunc_extras("vecmat", signature, axes if axis is None else axis, order, subok)
     dt, v, a = _matvec_operands("vecmat", "(n),(n,m)->(m)", (1, 2), x1, x2, dtype, casting)
-    t = mm(v.conj().unsqueeze(-2), a)[..., 0, :]
-    return _finish_gufunc("vecmat", from_compute(t, dt), out, casting)
+    v = v.conj().unsqueeze(-2)
+    t = from_compute(mm(v, a), dt)
+    _fp_errors.contraction_check(v, a, t, "vecmat")
+    return _finish_gufunc("vecmat", t[..., 0, :], out, casting)
 
 
 # ---- dot, inner, vdot, outer, tensordot --------------------------------------------------
-def _multiply(a, b):
-    """What dot/inner/kron do with a 0-d operand: an element-wise product."""
+def _multiply(a, b, name):
+    """What dot/inner/kron do with a 0-d operand: an element-wise product (its errors
+    reported as ``name``: 'dot' for dot and inner, 'multiply' for kron)."""
     dt = _promotion.result_type(a, b)
-    return _product_of(a, b, dt, torch.mul)
+    return _reported_product(a, b, dt, name)
+
+
+def _reported_product(a, b, dt, name, shapes=None):
+    """a * b in ``dt``'s compute dtype (``shapes``: the shapes each is first viewed in),
+    result in ``dt``, its errors reported as NumPy's multiply raises them, named ``name``."""
+    x, y = to_compute(a._t, dt), to_compute(b._t, dt)
+    if shapes is not None:
+        x, y = x.reshape(shapes[0]), y.reshape(shapes[1])
+    t = from_compute(x * y, dt)
+    if _fp_errors.watching():
+        _fp_errors.check("multiply", [x, y], t, report_as=name)
+    return t
 
 
 def _not_aligned(a, b, b_axis):
@@ -234,15 +258,17 @@ def _contract_last_with(a, b, b_axis, dt):
     k = a.shape[-1]
     bt = b._t.movedim(b_axis, 0)
     rest = tuple(bt.shape[1:])
-    t = mm(to_compute(a._t, dt).reshape(math.prod(a.shape[:-1]), k),
-           to_compute(bt, dt).reshape(k, math.prod(rest)))
-    return from_compute(t.reshape(a.shape[:-1] + rest), dt)
+    x = to_compute(a._t, dt).reshape(math.prod(a.shape[:-1]), k)
+    y = to_compute(bt, dt).reshape(k, math.prod(rest))
+    t = from_compute(mm(x, y), dt)
+    _fp_errors.contraction_check(x, y, t, "dot")
+    return t.reshape(a.shape[:-1] + rest)
 
 
 @normalizer
 def dot(a: ArrayLike, b: ArrayLike, out: OutArray = None):
     if a.ndim == 0 or b.ndim == 0:
-        t = _multiply(a, b)
+        t = _multiply(a, b, "dot")
     else:
         t = _contract_last_with(a, b, -2 if b.ndim > 1 else 0, _promotion.result_type(a, b))
     if out is not None:
@@ -258,7 +284,7 @@ def dot(a: ArrayLike, b: ArrayLike, out: OutArray = None):
 @normalizer
 def inner(a: ArrayLike, b: ArrayLike, /):
     if a.ndim == 0 or b.ndim == 0:
-        return finish(_multiply(a, b), scalar=True)
+        return finish(_multiply(a, b, "dot"), scalar=True)
     if a.shape[-1] != b.shape[-1]:
         raise _not_aligned(a, b, -1)
     return finish(_contract_last_with(a, b, -1, _promotion.result_type(a, b)), scalar=True)
@@ -277,7 +303,7 @@ def vdot(a: ArrayLike, b: ArrayLike, /):
 @normalizer
 def outer(a: ArrayLike, b: ArrayLike, out: OutArray = None):
     dt = _promotion.result_type(a, b)
-    t = _product_of(a, b, dt, lambda x, y: x.reshape(-1, 1) * y.reshape(1, -1))
+    t = _reported_product(a, b, dt, "multiply", ((-1, 1), (1, -1)))
     return finish(t, out)
 
 
@@ -312,21 +338,22 @@ def tensordot(a: ArrayLike, b: ArrayLike, axes=2):
     shape_b = tuple(b.shape[i] for i in free_b)
     at = to_compute(a._t, dt).permute(free_a + axes_a).reshape(math.prod(shape_a), n)
     bt = to_compute(b._t, dt).permute(axes_b + free_b).reshape(n, math.prod(shape_b))
-    shape = shape_a + shape_b
-    return ndarray._wrap(from_compute(mm(at, bt).reshape(shape), dt))
+    t = from_compute(mm(at, bt), dt)
+    _fp_errors.contraction_check(at, bt, t, "dot")
+    return ndarray._wrap(t.reshape(shape_a + shape_b))
 
 
 @normalizer
 def kron(a: ArrayLike, b: ArrayLike):
     if a.ndim == 0 or b.ndim == 0:
-        return finish(_multiply(a, b), scalar=True)
+        return finish(_multiply(a, b, "multiply"), scalar=True)
     nd = max(a.ndim, b.ndim)
     sa = (1,) * (nd - a.ndim) + a.shape
     sb = (1,) * (nd - b.ndim) + b.shape
     interleaved_a = [d for s in sa for d in (s, 1)]
     interleaved_b = [d for s in sb for d in (1, s)]
     dt = _promotion.result_type(a, b)
-    t = _product_of(a, b, dt, lambda x, y: x.reshape(interleaved_a) * y.reshape(interleaved_b))
+    t = _reported_product(a, b, dt, "multiply", (interleaved_a, interleaved_b))
     return ndarray._wrap(t.reshape([p * q for p, q in zip(sa, sb)]))
 
 
@@ -340,7 +367,10 @@ def trace(a: ArrayLike, offset=0, axis1=0, axis2=1, dtype: DTypeLike = None, out
         raise ValueError("axis1 and axis2 cannot be the same")
     dt = _dtypes.sum_dtype(a.dtype) if dtype is None else dtype
     diag = torch.diagonal(a._t, operator.index(offset), ax1, ax2)
-    t = from_compute(to_compute(diag, dt).sum(-1), dt)
+    x = to_compute(diag, dt)
+    t = from_compute(x.sum(-1), dt)
+    if _fp_errors.watching():   # NumPy's trace sums with add.reduce
+        _fp_errors.report(_fp_errors.reduction_flags("add", x, [x.ndim - 1], t), "reduce")
     return finish(t, out, scalar=True)
 
 
@@ -349,6 +379,20 @@ def _cross_axis(axis, ndim, prefix):
         return normalize_axis(axis, ndim)
     except AxisError:
         raise AxisError(axis, ndim, prefix) from None
+
+
+def _times(x, y):
+    """x * y, reporting as NumPy's multiply (one of cross's steps)."""
+    r = x * y
+    _fp_errors.check("multiply", [x, y], r)
+    return r
+
+
+def _minus(x, y):
+    """x - y, reporting as NumPy's subtract (one of cross's steps)."""
+    r = x - y
+    _fp_errors.check("subtract", [x, y], r)
+    return r
 
 
 @normalizer
@@ -375,19 +419,22 @@ def cross(a: ArrayLike, b: ArrayLike, axisa=-1, axisb=-1, axisc=-1, axis=None):
                         "bitwise_xor, the `^` operator, or the logical_xor function instead.")
     at, bt = to_compute(at, dt, accumulating=False), to_compute(bt, dt, accumulating=False)
     a0, a1, b0, b1 = at[..., 0], at[..., 1], bt[..., 0], bt[..., 1]
-    third = a0 * b1 - a1 * b0
     if na == 2 and nb == 2:
-        return ndarray._wrap(from_compute(third.expand(shape), dt))
-    # NumPy's formulas: a missing third component is left out, never multiplied as 0
+        return ndarray._wrap(from_compute(_minus(_times(a0, b1), _times(a1, b0)).expand(shape), dt))
+    # NumPy's steps in its order (each reports): a missing third component is left out
     if na == 2:
         b2 = bt[..., 2]
-        first, second = a1 * b2, -(a0 * b2)
+        first, second = _times(a1, b2), -_times(a0, b2)
+        third = _minus(_times(a0, b1), _times(a1, b0))
     elif nb == 2:
         a2 = at[..., 2]
-        first, second = -(a2 * b1), a2 * b0
+        first, second = -_times(a2, b1), _times(a2, b0)
+        third = _minus(_times(a0, b1), _times(a1, b0))
     else:
         a2, b2 = at[..., 2], bt[..., 2]
-        first, second = a1 * b2 - a2 * b1, a2 * b0 - a0 * b2
+        first = _minus(_times(a1, b2), _times(a2, b1))
+        second = _minus(_times(a2, b0), _times(a0, b2))
+        third = _minus(_times(a0, b1), _times(a1, b0))
     cp = torch.stack([c.expand(shape) for c in (first, second, third)], -1)
     axisc = _cross_axis(axisc, len(shape) + 1, "axisc")
     return ndarray._wrap(from_compute(cp.movedim(-1, axisc).contiguous(), dt))

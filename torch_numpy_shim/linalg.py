@@ -16,7 +16,7 @@ import numpy
 import torch
 from numpy.linalg import _linalg as _np_linalg
 
-from . import _dtypes, _normalize, _products, _promotion
+from . import _dtypes, _fp_errors, _normalize, _products, _promotion
 from ._coerce import asarray, cast_tensor
 from ._errors import LinAlgError, UnsupportedError
 from ._ndarray import ndarray
@@ -553,12 +553,34 @@ def _reduce_abs(x, op, dims, keepdim=False, has_identity=True):
     return fn(absx, dim=tuple(dims), keepdim=keepdim)
 
 
-def _sum_squares(t, dims, keepdim=False):
-    """sum(real(conj(x) * x)) over dims; float16 accumulates in float32 as NumPy does."""
+def _sum_squares(t, dims, keepdim=False, as_dot=False):
+    """sum(real(conj(x) * x)) over dims; float16 accumulates in float32 as NumPy does.
+    Errors are reported as NumPy's norm raises them: ``as_dot`` (the whole array, no
+    axis) x.dot(x), else multiply then add.reduce."""
     squares = (t.conj() * t).real if t.is_complex() else t * t
     if squares.dtype == torch.float16:
-        return squares.to(torch.float32).sum(dims, keepdim=keepdim).to(torch.float16)
-    return squares.sum(dims, keepdim=keepdim)
+        total = squares.to(torch.float32).sum(dims, keepdim=keepdim).to(torch.float16)
+    else:
+        total = squares.sum(dims, keepdim=keepdim)
+    if _fp_errors.watching():
+        _report_squares(t, squares, dims, total, as_dot)
+    return total
+
+
+def _report_squares(t, squares, dims, total, as_dot):
+    """The errors of norm's sum of squares, in NumPy's steps and names."""
+    if not as_dot:
+        _fp_errors.check("multiply", [t.conj(), t], t.conj() * t if t.is_complex() else squares)
+        dims = [dims] if isinstance(dims, int) else list(dims)
+        _fp_errors.report(_fp_errors.reduction_flags("add", squares, dims, total), "reduce")
+    elif t.is_complex():   # NumPy: x.real.dot(x.real) + x.imag.dot(x.imag)
+        dots = []
+        for part in (t.real.reshape(-1), t.imag.reshape(-1)):
+            dots.append((part * part).sum())
+            _fp_errors.contraction_check(part.reshape(1, -1), part.reshape(-1, 1), dots[-1].reshape(1, 1), "dot")
+        _fp_errors.check("add", dots, dots[0] + dots[1], report_as="scalar add")
+    else:
+        _fp_errors.contraction_check(t.reshape(1, -1), t.reshape(-1, 1), total.reshape(1, 1), "dot")
 
 
 def _vector_norm(x, ord, axis, keepdims):
@@ -615,7 +637,7 @@ def _norm(x, ord=None, axis=None, keepdims=False):
         x = ndarray._wrap(x._t.to(torch.float64))
     nd = x.ndim
     if axis is None and (ord is None or (ord in ("f", "fro") and nd == 2) or (ord == 2 and nd == 1)):
-        t = torch.sqrt(_sum_squares(x._t.reshape(-1), 0))
+        t = torch.sqrt(_sum_squares(x._t.reshape(-1), 0, as_dot=True))
         return ndarray._wrap(t.reshape([1] * nd), nd == 0) if keepdims else ndarray._wrap(t, True)
     if axis is None:
         axis = tuple(range(nd))
