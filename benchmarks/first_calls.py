@@ -6,7 +6,11 @@ the cache the first left behind).
 
 It prints, per workload and system, the total time of the N calls, its ratio to NumPy's,
 and the first call from which the system is faster than NumPy per call; and writes
-first_calls.json (and first_calls.png with matplotlib) into a results folder.
+first_calls.json (and first_calls.png with matplotlib) into a results folder. With
+several rounds it also prints the median ratio, and the median ratio of the calls' time
+less their run-queue wait (the time the calling thread was ready but had no CPU, read
+from Linux's per-thread scheduler statistics): on a shared machine most of a call's
+time can be other people's load, which the rounds meet unequally.
 
     python -m benchmarks.first_calls --only softmax jacobi_2d --calls 20
     python -m benchmarks.first_calls --only softmax --systems numpy npcompile-background \
@@ -68,8 +72,19 @@ def apply_settings(settings):
         setattr(npcompile.config, name, value)
 
 
+def run_queue_wait():
+    """Seconds the calling thread has spent ready to run but waiting for a CPU
+    (``/proc/thread-self/schedstat``'s second field), or None where Linux does not say."""
+    try:
+        with open("/proc/thread-self/schedstat") as f:
+            return int(f.read().split()[1]) / 1e9
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def child(workload_name, system, calls, size, settings=()):
-    """In the fresh process: time ``calls`` calls one by one; print one JSON line."""
+    """In the fresh process: time ``calls`` calls one by one (and the run-queue wait
+    in each, where Linux reports it); print one JSON line."""
     start = time.perf_counter()
     apply_settings(settings)
     from benchmarks.workloads import by_name
@@ -77,12 +92,18 @@ def child(workload_name, system, calls, size, settings=()):
     args = workload.inputs(size)
     fn = _wrap(system, workload.fn)
     setup = time.perf_counter() - start
-    times = []
+    times, waits = [], []
     for _ in range(calls):
+        w0 = run_queue_wait()
         t0 = time.perf_counter()
         fn(*args)
         times.append(time.perf_counter() - t0)
-    print(json.dumps({"setup": setup, "times": times}))
+        w1 = run_queue_wait()
+        waits.append(None if w0 is None or w1 is None else w1 - w0)
+    run = {"setup": setup, "times": times}
+    if None not in waits:
+        run["waits"] = waits
+    print(json.dumps(run))
 
 
 def run_child(workload_name, system, calls, size, cache_dir, settings=()):
@@ -133,9 +154,42 @@ def _fresh_cache_run(name, system, calls, size, cache, settings=()):
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def ratios(run, numpy_run):
+    """``run``'s total over NumPy's in the same round, and the same for the calls' times
+    less their run-queue waits (None where either run lacks them)."""
+    if "times" not in run or not numpy_run.get("times"):
+        return None, None
+    ratio = sum(run["times"]) / sum(numpy_run["times"])
+    if "waits" not in run or "waits" not in numpy_run:
+        return ratio, None
+    ran = sum(run["times"]) - sum(run["waits"])
+    numpy_ran = sum(numpy_run["times"]) - sum(numpy_run["waits"])
+    return ratio, (ran / numpy_ran if numpy_ran > 0 else None)
+
+
+def _median(values):
+    values = sorted(v for v in values if v is not None)
+    if not values:
+        return None
+    middle = len(values) // 2
+    return values[middle] if len(values) % 2 else (values[middle - 1] + values[middle]) / 2
+
+
+def _medians(rounds, numpy_runs):
+    """``median 0.93x (0.97x less run-queue wait)`` over the rounds, or '' for one round."""
+    pairs = [ratios(run, numpy_runs[k]) for k, run in enumerate(rounds) if k < len(numpy_runs)]
+    if len(pairs) < 2:
+        return ""
+    total, ran = _median([p[0] for p in pairs]), _median([p[1] for p in pairs])
+    if total is None:
+        return ""
+    return f"; median {total:.2f}x" + (f" ({ran:.2f}x less run-queue wait)" if ran is not None else "")
+
+
 def _line(name, runs):
     """One workload's line: per system, the total of the N calls in each round, its
-    ratio to NumPy's total in the same round, and from which call it beats NumPy."""
+    ratio to NumPy's total in the same round, and from which call it beats NumPy; with
+    several rounds, the median ratios (see ``_medians``)."""
     numpy_runs = runs.get("numpy", [])
     parts = []
     for label, rounds in runs.items():
@@ -150,7 +204,8 @@ def _line(name, runs):
             ratio = f" = {total / numpy_total:.2f}x NumPy" if numpy_total and label != "numpy" else ""
             since = faster_from(run["times"], numpy_run.get("times", run["times"])) if label != "numpy" else None
             texts.append(f"{total:.3f} s{ratio}" + (f", faster from call {since}" if since else ""))
-        parts.append(f"{label}: " + " | ".join(texts))
+        medians = _medians(rounds, numpy_runs) if label != "numpy" else ""
+        parts.append(f"{label}: " + " | ".join(texts) + medians)
     return f"{name:24s} " + "; ".join(parts)
 
 

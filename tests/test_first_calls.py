@@ -22,3 +22,27 @@ def test_the_line_reports_totals_and_ratios_per_round():
     assert "numpy: 2.000 s | 4.000 s" in line
     assert "npcompile (cold): 3.500 s = 1.75x NumPy, faster from call 2 | 3.500 s = 0.88x NumPy" in line
     assert "torch.compile (cold): failed (boom)" in line
+
+
+def test_a_child_reports_each_calls_run_queue_wait(tmp_path):
+    run = first_calls.run_child("softmax", "numpy", 3, "tiny", str(tmp_path))
+    assert len(run["waits"]) == 3
+    assert all(0 <= wait <= t for wait, t in zip(run["waits"], run["times"]))
+
+
+def test_ratios_compare_totals_and_totals_less_run_queue_wait():
+    numpy_run = {"times": [1.0, 1.0], "waits": [0.5, 0.5]}
+    assert first_calls.ratios({"times": [2.0, 1.0], "waits": [1.5, 0.0]}, numpy_run) == (1.5, 1.5)
+    assert first_calls.ratios({"times": [2.0, 2.0]}, numpy_run) == (2.0, None)
+    assert first_calls.ratios({"error": "boom"}, numpy_run) == (None, None)
+
+
+def test_the_line_gives_median_ratios_over_rounds():
+    numpy_rounds = [{"times": [1.0], "waits": [0.0]}, {"times": [1.0], "waits": [0.5]},
+                    {"times": [2.0], "waits": [1.0]}]
+    system_rounds = [{"times": [3.0], "waits": [0.0]}, {"times": [0.5], "waits": [0.0]},
+                     {"times": [2.2], "waits": [1.2]}]
+    line = first_calls._line("w", {"numpy": numpy_rounds, "npcompile-background (cold)": system_rounds})
+    assert "= 1.10x NumPy; median 1.10x (1.00x less run-queue wait)" in line
+    one_round = first_calls._line("w", {"numpy": numpy_rounds[:1], "npcompile (cold)": system_rounds[:1]})
+    assert "median" not in one_round
