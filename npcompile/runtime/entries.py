@@ -62,7 +62,11 @@ class CompiledEntry:
             return fallback()
         try:
             result = fast(L)
-        except RerunUncompiled as rerun:
+        except RerunUncompiled as exc:
+            rerun = exc
+        else:
+            rerun = None
+        if rerun is not None:   # outside the except clause: the rerun's exceptions have no context
             return self.rerun(rerun, fallback)
         if result is MISS:   # a guard rejecting what it was built from: a bug, never a wrong result
             failures.warn("a graph's guards reject the call it was compiled for (a bug: please report "

@@ -202,10 +202,13 @@ class JitFunction(Jitted):
             if fast is not None and self.events is None:
                 try:
                     result = fast(L)
-                except RerunUncompiled as rerun:
-                    return entry.rerun(rerun, lambda: self.fn(*args, **kwargs))
-                if result is not MISS:
-                    break
+                except RerunUncompiled as exc:
+                    rerun = exc   # rerun after the clause: inside it, its errors get this as context
+                else:
+                    if result is not MISS:
+                        break
+                    continue
+                return entry.rerun(rerun, lambda: self.fn(*args, **kwargs))
         else:
             # only a call no entry serves tries for a native kernel: a function refused for
             # calls like this one pays nothing once its traced entries are compiled
@@ -261,11 +264,14 @@ class JitFunction(Jitted):
                     if fast is not None:
                         try:
                             result = fast(frames)
-                        except RerunUncompiled as rerun:
-                            runner = runner or RealRunner(frames, self._call_at_break)
-                            return entry.rerun(rerun, runner.finish_frames)
-                        if result is not MISS:
-                            return result
+                        except RerunUncompiled as exc:
+                            rerun = exc
+                        else:
+                            if result is not MISS:
+                                return result
+                            continue
+                        runner = runner or RealRunner(frames, self._call_at_break)
+                        return entry.rerun(rerun, runner.finish_frames)
             runner = runner or RealRunner(frames, self._call_at_break)
             return self._segment(entries, frames, frames, runner.finish_frames, device, computed=computed)
         finally:

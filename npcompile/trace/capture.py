@@ -235,18 +235,18 @@ def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("
             if stop_at is None and brk.resumable and not brk.fatal:
                 stop_at, first_break = brk.step, brk
                 continue
-            return TraceStop(brk, tracer.guards)
+            return TraceStop(brk, tracer.alias_guards())
         except Exception as exc:
-            return TraceStop(exc, tracer.guards)
+            return TraceStop(exc, tracer.alias_guards())
         end, plan = ends[0]
         refusal = _untraceable_fp_state(tracer) if any(n.op == "call_function" for n in gm.graph.nodes) else None
         if refusal is None and end.checks and mutated_inputs(gm):
             refusal = GraphBreak("a value check NumPy makes comes before a write into an input",
                                  "the check could only run after the write; this call runs as written")
         if refusal is not None:
-            return TraceStop(refusal, tracer.guards)
-        return Capture(gm, fake_inputs, fake_mode, inputs=tracer.inputs, guards=tracer.guards, output_plan=plan,
-                       tensor_outputs=tracer.saw_tensor_input, int_examples=tracer.int_examples,
+            return TraceStop(refusal, tracer.alias_guards())
+        return Capture(gm, fake_inputs, fake_mode, inputs=tracer.inputs, guards=tracer.alias_guards(),
+                       output_plan=plan, tensor_outputs=tracer.saw_tensor_input, int_examples=tracer.int_examples,
                        trace_seconds=time.perf_counter() - start, ends_in_break=first_break)
 
 

@@ -87,6 +87,12 @@ class Guards:
     def distinct_objects(self, source_a, source_b):
         self.add(f"{source_a.expr} is not {source_b.expr}", f"{source_a.label} is not {source_b.label}")
 
+    def all_distinct(self, sources):
+        """No two of ``sources`` are the same object (one check, linear in their number)."""
+        ids = ", ".join(f"id({s.expr})" for s in sources)
+        self.add(f"len({{{ids}}}) == {len(sources)}",
+                 f"{', '.join(s.label for s in sources)} are different objects")
+
     # --- code generation ---------------------------------------------------------------
     def expression(self):
         """All checks as one Python expression over ``L`` (its names: ``namespace``)."""

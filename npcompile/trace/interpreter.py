@@ -19,7 +19,7 @@ from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from .. import config, controls
 from ..errors import GraphBreak, RestartTrace
-from . import liveness, loops, numpy_map, scalars, sources
+from . import liveness, loops, numpy_map, scalars, sources, symbols
 from .frame import INLINED, NO_VALUE, NULL, Frame, Resume, cell_full
 from .guards import Guards
 from .jitted import Jitted
@@ -118,6 +118,7 @@ class Tracer:
         self.lifted = {}                      # source expr -> lifted value
         self.source_of = {}                   # id(external object) -> Source
         self.mirrors = {}                     # id(lifted copy of a list/dict) -> Source
+        self.aliasable = {}                   # id(outside list, dict or object) -> (traced value, Source)
         self.overlay = {}                     # (id(obj), attr) -> value written during trace
         self.global_writes = {}               # name -> value (STORE_GLOBAL)
         self.side_effects = []                # ("setattr"|"call"|"setglobal", ...)
@@ -293,6 +294,10 @@ class Tracer:
         g = self.guards
         if isinstance(value, (numpy.ndarray, torch.Tensor, DeviceArray)):
             return self.array_input(value, source)
+        seen = self.aliasable.get(id(value))
+        if seen is not None:   # one object reached two ways: one traced value, as in CPython
+            g.same_object(source, seen[1])
+            return seen[0]
         if isinstance(value, numpy.generic):
             if isinstance(value, loops.CARRIED_SCALARS) and supported_dtype(value.dtype):
                 if source.expr in self.dynamic_ints:
@@ -319,15 +324,13 @@ class Tracer:
                 return type(value)(*items)
             copy = type(value)(items)
             if isinstance(value, list):
-                self.mirrors[id(copy)] = source
-                self.keepalive.append(copy)
+                self.mirror(value, copy, source)
             return copy
         if type(value) is dict and all(isinstance(k, (str, int)) for k in value):
             g.type_is(source, value)
             g.keys(source, list(value))
             copy = {k: self.lift(v, sources.item(source, k)) for k, v in value.items()}
-            self.mirrors[id(copy)] = source
-            self.keepalive.append(copy)
+            self.mirror(value, copy, source)
             return copy
         if isinstance(value, numpy.dtype) or (isinstance(value, type) and issubclass(value, numpy.generic)):
             g.equals(source, value) if isinstance(value, numpy.dtype) else g.identity(source, value)
@@ -355,12 +358,31 @@ class Tracer:
             g.type_is(source, value)
             self.opaque.add(id(value))
         mapped = numpy_map.to_shim(value)
+        if id(value) in self.opaque:
+            self.aliasable[id(value)] = (mapped, source)
         if mapped is value:
             self.source_of[id(value)] = source
             self.keepalive.append(value)
         elif isinstance(value, types.ModuleType):
             self.module_sources.setdefault(id(mapped), source)
         return mapped
+
+    def mirror(self, value, copy, source):
+        """``copy`` stands for the outside list or dict ``value`` in the trace; its
+        changes are replayed on ``value`` (see outputs)."""
+        self.mirrors[id(copy)] = source
+        self.aliasable[id(value)] = (copy, source)
+        self.keepalive += [value, copy]
+
+    def alias_guards(self):
+        """The guards, with one more: the outside lists, dicts and objects the trace
+        reached through different sources are different objects (those reached twice
+        are guarded ``is`` when lifted). A change made through one name is seen through
+        the other only when they are the same object, so the trace holds for calls with
+        the same pattern of sharing."""
+        if len(self.aliasable) > 1:
+            self.guards.all_distinct([source for _, source in self.aliasable.values()])
+        return self.guards
 
     def lift_partial(self, value, source):
         """A functools.partial: its function, arguments and keywords, each guarded as a
@@ -532,6 +554,8 @@ class Tracer:
             return self.load_numpy_attr(obj, name)
         if isinstance(obj, ShimArray):
             return scalars.array_attribute(obj, name)
+        if name == "__class__" and symbols.is_symbolic(obj):
+            return symbols.python_type(obj)
         try:
             return self.wrap_foreign(getattr(obj, name))
         except AttributeError:
@@ -937,13 +961,15 @@ def _call_isinstance(tracer, args, kwargs):
     obj, classes = args
     if isinstance(obj, ShimArray):
         return scalars.is_instance(obj, classes)
-    return isinstance(obj, tuple(numpy_map.to_shim(c) for c in classes)
+    return isinstance(symbols.stand_in(obj), tuple(numpy_map.to_shim(c) for c in classes)
                       if isinstance(classes, tuple) else numpy_map.to_shim(classes))
 
 
 def _call_type(tracer, args, kwargs):
-    if len(args) == 1 and not kwargs and isinstance(args[0], ShimArray):
-        return scalars.type_of(args[0])
+    if len(args) == 1 and not kwargs:
+        if isinstance(args[0], ShimArray):
+            return scalars.type_of(args[0])
+        return symbols.python_type(args[0])
     return type(*args, **kwargs)
 
 

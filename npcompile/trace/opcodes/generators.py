@@ -6,6 +6,7 @@ import dis
 import types
 
 from ...errors import GraphBreak
+from .. import symbols
 from ..frame import NULL
 from .registry import CO_GENERATOR, handles, runs_for_real
 from .stops import unresumable
@@ -75,7 +76,7 @@ _IMMUTABLE = (int, float, complex, bool, str, bytes, type(None), range)
 
 
 def _immutable(value):
-    if isinstance(value, _IMMUTABLE) or type(value).__name__ in ("SymInt", "SymFloat", "SymBool"):
+    if isinstance(value, _IMMUTABLE) or symbols.is_symbolic(value):
         return True
     if type(value) is tuple:
         return all(_immutable(v) for v in value)

@@ -7,7 +7,6 @@ from .registry import handles
 # CPython's type flags that the MATCH_* instructions read (Py_TPFLAGS_SEQUENCE, _MAPPING,
 # _Py_TPFLAGS_MATCH_SELF; the same in 3.10-3.13), seen from Python as ``type.__flags__``
 _TPFLAGS_SEQUENCE, _TPFLAGS_MAPPING, _TPFLAGS_MATCH_SELF = 1 << 5, 1 << 6, 1 << 22
-_SYMBOLIC = {"SymInt": int, "SymFloat": float, "SymBool": bool}
 _MISSING = object()
 #: CPython's error for a class pattern whose callee is not a class (3.12 reworded it)
 _NOT_A_CLASS = "called match pattern must be a " + ("type" if sys.version_info < (3, 12) else "class")
@@ -64,8 +63,7 @@ def _match_class(tracer, frame, inst):
     subject = frame.pop()
     if not isinstance(cls, type):
         raise TypeError(_NOT_A_CLASS)
-    symbolic = _SYMBOLIC.get(type(subject).__name__)   # an int traced as a symbol is an int
-    if not (issubclass(symbolic, cls) if symbolic else tracer.truth(tracer.call_now(isinstance, [subject, cls], {}))):
+    if not tracer.truth(tracer.call_now(isinstance, [subject, cls], {})):   # a symbol's as its number's
         frame.push(None)
         return
     wanted = list(_positional_names(cls, inst.arg)) + list(names)
