@@ -5,20 +5,35 @@ instructions: a conditional jump on the condition the graph computed (``while
 np.max(np.abs(r)) > tol:``) or a back edge to ``FOR_ITER`` on the loop's real iterator.
 ``RealRunner.run_break`` runs those as it runs any instruction (device arrays to the
 host, the handled exception looked up, aliased containers followed), which costs
-several microseconds per iteration. ``quick_step`` runs just these two cases with the
-same opcode handlers, only where the general runner would do nothing more: the top
-frame's stack holds no device-resident array and no list, dict or set (nor a method
-bound to one) that a variable might also hold, the condition is an exact ``bool`` or
-``numpy.bool_`` (whose truth cannot raise or run user code) and the iterator is a
-built-in one over a range, list or tuple (whose ``next`` runs no user code either).
-Anything else returns False with the frames untouched, and the runtime takes the
-general path.
+several microseconds per iteration. ``quick_step`` runs just these two cases, only where
+the general runner would do nothing more: the top frame's stack holds no device-resident
+array and no list, dict or set (nor a method bound to one) that a variable might also
+hold, the condition is an exact ``bool`` or ``numpy.bool_`` (whose truth cannot raise or
+run user code) and the iterator is a built-in one over a range, list or tuple (whose
+``next`` runs no user code either). Anything else returns False with the frames
+untouched, and the runtime takes the general path.
+
+Where a condition's jump lands on an unconditional jump that is not a back edge to
+``FOR_ITER`` (3.12+ end a ``while`` loop in ``POP_JUMP_IF_FALSE`` then
+``JUMP_BACKWARD``), that jump is taken too: it runs no code, and the next segment then
+starts at the loop's body, the segment the loop's first test leads to, instead of being
+an empty segment before the jump that the general runner would take every iteration.
+A comparison of two plain numbers (exact ``int``, ``float``, ``bool`` or NumPy number
+types) followed by such a jump is taken the same way: 3.13 breaks before its
+``COMPARE_OP bool(>)`` when the graph computed one side (``np.max(...) > tol``).
+
+What a site does depends only on its instructions and the condition's truth, so it is
+worked out once per (code, instruction) (``_site``) by running the opcode handlers on a
+scratch frame for both truths; an iteration then costs a type check and a dict lookup.
 """
 import types
 
 import numpy
 
+from ..trace.bytecode import instructions_of
+from ..trace.frame import Frame
 from ..trace.opcodes import REAL_HANDLERS
+from ..trace.opcodes.core import COMPARE_OPERATORS
 from ..trace.real import _BOOL_JUMPS, RealRunner
 from ..trace.resident import DeviceArray
 
@@ -26,13 +41,25 @@ _CONDITION_OPS = frozenset({"POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "POP_JUMP_F
                             "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_TRUE",
                             "POP_JUMP_BACKWARD_IF_FALSE", "TO_BOOL"})
 _BACK_EDGES = frozenset({"JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"})
+_PLAIN_JUMPS = _BACK_EDGES | {"JUMP_FORWARD", "JUMP"}
 _TRUTH_IS_PURE = (bool, numpy.bool_)
 _PURE_ITERATORS = frozenset(type(iter(x)) for x in (range(0), range(1 << 70), [], ()))
 _CONTAINERS = (list, dict, set)
+#: exact types whose comparisons run no user code and give a bool or numpy.bool_
+_PLAIN_NUMBERS = frozenset({bool, int, float, numpy.bool_, numpy.float16, numpy.float32, numpy.float64,
+                            numpy.int8, numpy.int16, numpy.int32, numpy.int64, numpy.uint8, numpy.uint16,
+                            numpy.uint32, numpy.uint64})
+_MAX_JUMPS = 16
+_UNCHANGED = object()   # a site's steps set no line number: the frame keeps its own
 
 # The handlers ask their runner only for ``truth``, ``back_edge`` and ``check_iterator``,
 # which a RealRunner answers without touching its own state: one serves every thread.
 _RUNNER = RealRunner([], None)
+_SITES = {}   # (code, instruction index) -> the site's step function
+
+
+class _EndlessJumps(Exception):
+    pass
 
 
 def _plain_stack(values):
@@ -54,28 +81,136 @@ def _step(frame, inst):
     REAL_HANDLERS[inst.opname](_RUNNER, frame, inst)
 
 
+def _is_back_edge_to_for_iter(instructions, index_of, inst):
+    return inst.opname in _BACK_EDGES and instructions[index_of[inst.argval]].opname == "FOR_ITER"
+
+
+def _refuse(frame, stack):
+    return False
+
+
+def _scratch(code, ip, stack):
+    frame = Frame.__new__(Frame)
+    frame.code, (frame.instructions, frame.index_of) = code, instructions_of(code)
+    frame.ip, frame.lineno, frame.stack = ip, _UNCHANGED, list(stack)
+    return frame
+
+
+def _take_condition(frame):
+    """The condition's jump, as ``RealRunner.run_break`` takes it, then the plain jumps
+    it lands on (see the docstring)."""
+    instructions, index_of = frame.instructions, frame.index_of
+    stack = frame.stack
+    _step(frame, instructions[frame.ip])
+    while stack and type(stack[-1]) is bool and instructions[frame.ip].opname in _BOOL_JUMPS:
+        _step(frame, instructions[frame.ip])
+    for _ in range(_MAX_JUMPS):
+        inst = instructions[frame.ip]
+        if inst.opname not in _PLAIN_JUMPS or _is_back_edge_to_for_iter(instructions, index_of, inst):
+            return
+        _step(frame, inst)
+    raise _EndlessJumps()   # ``while True: pass`` is a jump to itself: leave it to real code
+
+
+def _condition_site(code, ip):
+    """A step for a condition's jump: both outcomes worked out now on scratch frames."""
+    outcomes = []
+    for truth in (False, True):
+        scratch = _scratch(code, ip, [truth])
+        _take_condition(scratch)
+        outcomes.append((scratch.ip, scratch.lineno, scratch.stack))
+    (false_ip, false_line, false_rest), (true_ip, true_line, true_rest) = outcomes
+
+    def step(frame, stack):
+        if type(stack[-1]) not in _TRUTH_IS_PURE or not _plain_stack(stack):
+            return False
+        if stack.pop():
+            frame.ip, line, rest = true_ip, true_line, true_rest
+        else:
+            frame.ip, line, rest = false_ip, false_line, false_rest
+        if line is not _UNCHANGED:
+            frame.lineno = line
+        if rest:
+            stack += rest   # what the steps left (bools: immutable, safe to share)
+        return True
+    return step
+
+
+def _for_iter_site(code, ip):
+    """A step for a back edge to ``FOR_ITER``: the jump, then the real iterator's next item."""
+    instructions, index_of = instructions_of(code)
+    jump = instructions[ip]
+    target = index_of[jump.argval]
+    for_iter = instructions[target]
+    line = jump.starts_line
+
+    def step(frame, stack):
+        if type(stack[-1]) not in _PURE_ITERATORS or not _plain_stack(stack):
+            return False
+        frame.ip = target
+        if line is not None:
+            frame.lineno = line
+        _step(frame, for_iter)
+        return True
+    return step
+
+
+def _compare_site(code, ip):
+    """A step for a comparison of two plain numbers (3.13 breaks before ``COMPARE_OP
+    bool(>)`` when the graph computed one side): compared here, then the condition's jump
+    that follows. A comparison that raises is left to the general runner, which raises it
+    where the program can catch it."""
+    inst = instructions_of(code)[0][ip]
+    compare, to_bool, line = COMPARE_OPERATORS[inst.argval], inst.argrepr.startswith("bool("), inst.starts_line
+    then = _site(code, ip + 1)
+
+    def step(frame, stack):
+        if len(stack) < 2 or type(stack[-1]) not in _PLAIN_NUMBERS or type(stack[-2]) not in _PLAIN_NUMBERS \
+                or not _plain_stack(stack):
+            return False
+        try:
+            result = compare(stack[-2], stack[-1])
+        except Exception:
+            return False
+        if type(result) not in _TRUTH_IS_PURE:
+            return False
+        del stack[-2:]
+        stack.append(bool(result) if to_bool else result)
+        frame.ip = ip + 1
+        if line is not None:
+            frame.lineno = line
+        then(frame, stack)
+        return True
+    return step
+
+
+def _site(code, ip):
+    """The step for the instruction at ``ip`` of ``code``, or one that refuses (also for
+    a condition whose jumps run into endless jumps: the general runner takes those)."""
+    instructions, index_of = instructions_of(code)
+    inst = instructions[ip]
+    try:
+        if _is_back_edge_to_for_iter(instructions, index_of, inst):
+            return _for_iter_site(code, ip)
+        if inst.opname in _CONDITION_OPS:
+            return _condition_site(code, ip)
+        if inst.opname == "COMPARE_OP" and inst.argval in COMPARE_OPERATORS:
+            return _compare_site(code, ip)
+    except _EndlessJumps:
+        pass
+    return _refuse
+
+
 def quick_step(frames):
     """Run the break's instruction as ``RealRunner.run_break`` would, when it is a
-    condition's jump or a back edge to ``FOR_ITER`` on a built-in iterator; True when it
-    did, False (the frames untouched) otherwise."""
+    condition's jump or a back edge to ``FOR_ITER`` on a built-in iterator (and the plain
+    jumps a condition lands on); True when it did, False (the frames untouched) otherwise."""
     frame = frames[-1]
     stack = frame.stack
     if not stack:
         return False
-    instructions = frame.instructions
-    inst = instructions[frame.ip]
-    name = inst.opname
-    if name in _BACK_EDGES:
-        target = instructions[frame.index_of[inst.argval]]
-        if target.opname != "FOR_ITER" or type(stack[-1]) not in _PURE_ITERATORS or not _plain_stack(stack):
-            return False
-        _step(frame, inst)
-        _step(frame, target)
-        return True
-    if name not in _CONDITION_OPS or type(stack[-1]) not in _TRUTH_IS_PURE or not _plain_stack(stack):
-        return False
-    _step(frame, inst)
-    # as run_break: a condition made for real (TO_BOOL's bool) takes its jump here too
-    while stack and type(stack[-1]) is bool and instructions[frame.ip].opname in _BOOL_JUMPS:
-        _step(frame, instructions[frame.ip])
-    return True
+    key = (frame.code, frame.ip)
+    step = _SITES.get(key)
+    if step is None:
+        step = _SITES[key] = _site(*key)
+    return step(frame, stack)

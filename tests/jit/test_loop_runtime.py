@@ -5,7 +5,6 @@ A loop's segment stops before the condition's jump or the back edge every iterat
 frames exactly as ``RealRunner.run_break`` does, and refuse (frames untouched) whatever
 the runner would treat specially. Results are compared with NumPy through the harness.
 """
-import sys
 import warnings
 
 import numpy as np
@@ -16,6 +15,7 @@ import npcompile
 from npcompile.runtime.break_steps import quick_step
 from npcompile.trace import outputs
 from npcompile.trace.frame import Frame
+from npcompile.trace.opcodes import REAL_HANDLERS
 from npcompile.trace.real import RealRunner
 from npcompile.trace.resident import DeviceArray
 from tests.jit.harness import compare_call
@@ -49,13 +49,91 @@ def _state(frames):
             for f in frames]
 
 
+class Truthy:
+    calls = 0
+
+    def __bool__(self):
+        Truthy.calls += 1
+        return True
+
+
+def _past_plain_jumps(frames):
+    """Take the unconditional jumps (not back edges to FOR_ITER) the top frame stands on,
+    as real Python would: they run no code."""
+    frame = frames[-1]
+    while True:
+        inst = frame.instructions[frame.ip]
+        target = frame.instructions[frame.index_of[inst.argval]] if inst.opname.startswith("JUMP") else None
+        if target is None or target.opname == "FOR_ITER":
+            return
+        frame.ip += 1
+        if inst.starts_line is not None:
+            frame.lineno = inst.starts_line
+        REAL_HANDLERS[inst.opname](RealRunner([], None), frame, inst)
+
+
 @pytest.mark.parametrize("condition", [True, False, np.True_, np.False_])
-@pytest.mark.parametrize("occurrence", [0, -1])   # the loop's first test and (3.11) the one at its bottom
+@pytest.mark.parametrize("occurrence", [0, -1])   # the loop's first test and the one at its bottom
 def test_a_condition_jump_lands_where_the_runner_lands(condition, occurrence):
+    """... then past the plain jumps there (3.12+: the JUMP_BACKWARD after the bottom test)."""
     quick, general = (_frames_at(_condition_loop, "POP_JUMP", [condition], occurrence) for _ in range(2))
     assert quick_step(quick)
     RealRunner(general, None).run_break()
+    _past_plain_jumps(general)
     assert _state(quick) == _state(general)
+
+
+@pytest.mark.parametrize("condition", [True, np.True_])
+def test_both_tests_of_a_while_loop_lead_to_its_body(condition):
+    """A true test at the top and at the bottom land on the same instruction, so the body
+    is one segment (3.12+: before, the bottom test landed on a JUMP_BACKWARD, a segment
+    of its own that the general runner took every iteration)."""
+    top, bottom = (_frames_at(_condition_loop, "POP_JUMP", [condition], occurrence) for occurrence in (0, -1))
+    assert quick_step(top) and quick_step(bottom)
+    assert top[0].ip == bottom[0].ip and top[0].stack == bottom[0].stack == []
+    assert top[0].instructions[top[0].ip].opname.startswith("LOAD")   # the body's first instruction
+
+
+def _general_to_the_next_segment(frames):
+    """The general runner's break, then (a NumPy bool left before a condition's jump) that
+    jump too, then the plain jumps after it: where the next segment starts."""
+    RealRunner(frames, None).run_break()
+    frame = frames[-1]
+    if frame.stack and type(frame.stack[-1]) is np.bool_ and \
+            frame.instructions[frame.ip].opname.startswith("POP_JUMP"):
+        RealRunner(frames, None).run_break()
+    _past_plain_jumps(frames)
+
+
+@pytest.mark.parametrize("left, right", [(np.float64(2.0), 1.0), (np.float64(0.5), 1.0), (np.float32("nan"), 1.0),
+                                         (3, np.int64(2)), (np.uint8(7), -1), (True, np.float16(0.5)),
+                                         (np.int32(1), 2**70)])
+@pytest.mark.parametrize("occurrence", [0, -1])
+def test_a_comparison_of_plain_numbers_is_taken_with_its_jump(left, right, occurrence):
+    quick, general = (_frames_at(_condition_loop, "COMPARE_OP", [left, right], occurrence) for _ in range(2))
+    assert quick_step(quick)
+    _general_to_the_next_segment(general)
+    assert _state(quick) == _state(general)
+    assert quick[0].instructions[quick[0].ip].opname.startswith(("LOAD", "RETURN"))   # a body or the exit
+
+
+@pytest.mark.parametrize("left, right", [(np.float64(1.0), Truthy()), (np.array([1.0]), 1.0), (1 + 2j, 1.0),
+                                         (np.complex128(1), 0.5), (Truthy(), 1)])
+def test_a_comparison_that_may_run_code_or_raise_is_refused(left, right):
+    frames = _frames_at(_condition_loop, "COMPARE_OP", [left, right])
+    before = _state(frames)
+    assert not quick_step(frames)
+    assert _state(frames) == before
+
+
+def test_a_site_is_worked_out_once_and_reused():
+    """Many frames at one site take the same (cached) step, each with its own truth."""
+    for condition in [True, False, np.True_, np.False_] * 2:
+        quick, general = (_frames_at(_condition_loop, "POP_JUMP", [condition], -1) for _ in range(2))
+        assert quick_step(quick)
+        RealRunner(general, None).run_break()
+        _past_plain_jumps(general)
+        assert _state(quick) == _state(general)
 
 
 @pytest.mark.parametrize("n", [0, 1, 3])
@@ -66,14 +144,6 @@ def test_a_back_edge_advances_the_range_as_the_runner_does(n):
     RealRunner(general, None).run_break()
     assert _state(quick) == _state(general)
     assert list(iterators[0]) == list(iterators[1])
-
-
-class Truthy:
-    calls = 0
-
-    def __bool__(self):
-        Truthy.calls += 1
-        return True
 
 
 def _generator():
@@ -151,12 +221,10 @@ def test_runtime_driven_loops_match_numpy(fn, args):
         compare_call(fn, jitted, args, {})
 
 
-@pytest.mark.xfail(sys.version_info >= (3, 12), strict=True,
-                   reason="3.12+ end a while loop in POP_JUMP_IF_FALSE then JUMP_BACKWARD to the body; "
-                          "quick_step takes the condition's jump only, the general runner the back edge")
 def test_a_hot_data_dependent_loop_never_builds_a_runner(monkeypatch):
     """Each iteration's condition jump is taken by quick_step: the general runner is not
-    made once per iteration (before: one RealRunner per iteration)."""
+    made once per iteration (before: one RealRunner per iteration; on 3.12+ one per
+    iteration for the JUMP_BACKWARD after the bottom test until quick_step took it too)."""
     jitted = npcompile.jit(halve, backend="eager")
     r = np.random.default_rng(1).standard_normal(32)
     jitted(r.copy(), 1e-20)
