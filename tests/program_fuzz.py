@@ -15,9 +15,9 @@ walrus, closures and early returns.
 exception (class, message, cause, context), the log, the events, the lock, the default
 list and the arrays afterwards. Plain CPython is the oracle for the jitted run.
 
-The recording manager writes to ``events``, which the program never reads itself: a list
-reached both as a variable and through an object's attribute is the tracer's aliasing
-bug, kept as an expected failure in test_breaks_control_flow.py until it is fixed.
+The recording manager writes to ``events``, which the program also reads and writes by
+name (and ``log`` under a second name): one list reached two ways must stay one list in
+the trace.
 """
 import contextlib
 import copy
@@ -147,6 +147,9 @@ CLOSURES = ["def inner(v):\n    return v * 2 + y\nx = inner(x)",
 IN_HANDLER = ["log.append(('caught', type(e).__name__, str(e)))", "raise", "raise FuzzError('wrapped') from e",
               "log.append(sys.exc_info()[0].__name__)", "print('handling', type(e).__name__)",
               "raise ValueError('inside handler')"]
+ALIASES = ["z = len(events)", "log.append(len(events))", "if len(events) > 2:\n    y = y + 1",
+           "other = log\nprint('other', len(other))\nother.append(n)\nz = len(log)",
+           "events.append(('by name', n))"]
 RETURN = "return x, y, z, n"
 
 
@@ -174,7 +177,7 @@ class _Context:
 
 def _leaf(draw, ctx):
     kind = draw(st.sampled_from(["captured", "break", "raise", "comprehension", "walrus", "default", "closure",
-                                 "return", "loop_control", "handler", "match"]))
+                                 "return", "loop_control", "handler", "match", "alias"]))
     if kind == "captured":
         return draw(st.sampled_from(CAPTURED)).split("\n")
     if kind == "break":
@@ -193,6 +196,8 @@ def _leaf(draw, ctx):
         return draw(st.sampled_from(DEFAULTS)).split("\n")
     if kind == "closure":
         return draw(st.sampled_from(CLOSURES)).split("\n")
+    if kind == "alias":
+        return draw(st.sampled_from(ALIASES)).split("\n")
     if kind == "return":
         condition = draw(st.sampled_from([None, "x[1] > 0", "n > 0"]))
         return [RETURN] if condition is None else [f"if {condition}:", "    " + RETURN]
@@ -241,6 +246,8 @@ def _with(draw, ctx):
     else:
         behaviour = draw(st.sampled_from(["", ", suppress=True", ", fail=True", ", loud=True"]))
         header = f"with Recorder(events, 'w{ctx.tag()}'{behaviour}) as r:"
+        if draw(st.booleans()):   # the manager's list, through the manager
+            return [header] + indent(["r.log.append(len(events))"] + _body(draw, ctx.inside()))
     return [header] + indent(_body(draw, ctx.inside()))
 
 
