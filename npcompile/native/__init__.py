@@ -9,7 +9,9 @@ numba, ``try_compile`` refuses and callers take their ordinary path).
 A runtime keeps the kernels it compiled per function and the refusals under
 ``call_key(fn, args, kwargs)``; a call whose guard holds runs the kernel, whose result,
 warnings, exceptions and writes into the arguments are NumPy's (kernel.py says how).
+``has_loop(fn)``: whether ``fn`` or a helper it calls loops (worth trying natively).
 """
+from npcompile.native.calls import has_loop
 from npcompile.native.kernel import NativeKernel, Refusal, call_key, try_compile
 
-__all__ = ["NativeKernel", "Refusal", "call_key", "try_compile"]
+__all__ = ["NativeKernel", "Refusal", "call_key", "has_loop", "try_compile"]

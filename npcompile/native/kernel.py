@@ -11,6 +11,7 @@ results and the kernel's result stands.
 import builtins
 import dataclasses
 import inspect
+import math
 import time
 
 import numpy as np
@@ -97,7 +98,7 @@ class NativeKernel:
     """``guard(args, kwargs)``: may this kernel serve the call? ``kernel(*args, **kwargs)``:
     the function's result, computed natively when that is provably NumPy's."""
 
-    def __init__(self, fn, signature, keys, written, compiled, box, globals_used, source, compile_seconds):
+    def __init__(self, fn, signature, keys, written, compiled, box, guards, source, compile_seconds):
         self.fn = fn
         self.signature = signature
         self.nparams = len(signature.parameters)
@@ -107,7 +108,8 @@ class NativeKernel:
         self.arrays = [i for i, k in enumerate(keys) if k[0] is np.ndarray]
         self.compiled = compiled
         self.box = box
-        self.globals_used = globals_used
+        # (globals, name, value) the code assumed; (helper, code, defaults) it calls
+        self.globals_used, self.helpers = guards
         self.source = source
         self.compile_seconds = compile_seconds
         self.bailouts = 0                    # calls that NumPy finished instead
@@ -131,9 +133,11 @@ class NativeKernel:
         for check, v in zip(self.checks, values):
             if not check(v):
                 return False
-        g = self.fn.__globals__
-        for name, value in self.globals_used.items():
+        for g, name, value in self.globals_used:
             if (g[name] if name in g else getattr(builtins, name, None)) is not value:
+                return False
+        for helper, code, defaults in self.helpers:
+            if helper.__code__ is not code or helper.__defaults__ is not defaults:
                 return False
         for i in self.written:      # the kernel assumes what it writes overlaps no other argument
             for j in self.arrays:
@@ -201,24 +205,27 @@ def try_compile(fn, args, kwargs=None, *, loop_kernels_only=True):
         return Refusal(str(exc))
     except (TypeError, ValueError, SyntaxError) as exc:
         return Refusal(f"{type(exc).__name__}: {exc}")
-    namespace = {"np": np, f"{PREFIX}Bail": support.Bail}
+    namespace = {"np": np, "math": math, f"{PREFIX}Bail": support.Bail}
     for helpers in (support.HELPERS, intops.HELPERS, gather.HELPERS):
         namespace.update({f"{PREFIX}{name}": helper for name, helper in helpers.items()})
     exec(compile(source, f"<npcompile.native {fn.__qualname__}>", "exec"), namespace)
+    options = dict(boundscheck=True, error_model="python", cache=False, nogil=True)
+    for helper in lowering.program.used(lowering)[1:]:     # compiled with the kernel, for its types
+        namespace[helper.name] = numba.njit(**options)(namespace[helper.name])
     names = list(values)
     signature_types = tuple(_numba_type(numba, values[n]) for n in names)
     start = time.perf_counter()
     try:
         with probe_warnings.silenced(numba.NumbaPerformanceWarning):
-            compiled = numba.njit(signature_types, boundscheck=True, error_model="python", cache=False,
-                                  nogil=True)(namespace[f"{PREFIX}kernel"])
+            compiled = numba.njit(signature_types, **options)(namespace[f"{PREFIX}kernel"])
     except Exception as exc:  # noqa: BLE001 - numba refused the generated code
         first = str(exc).strip().splitlines()
         return Refusal(f"numba refused the generated code: {type(exc).__name__}: {first[0] if first else ''}")
     seconds = time.perf_counter() - start
     keys = [guard_key(values[n]) for n in names]
     written = [i for i, n in enumerate(names) if n in lowering.written_roots]
-    return NativeKernel(fn, signature, keys, written, compiled, box, lowering.globals_used, source, seconds)
+    guards = lowering.program.guards(lowering)
+    return NativeKernel(fn, signature, keys, written, compiled, box, guards, source, seconds)
 
 
 def _numba_type(numba, value):

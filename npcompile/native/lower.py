@@ -7,9 +7,10 @@ through a 1-D index array or bool mask (gather.py), scalar and array arithmetic 
 shifts included, intops.py), comparisons, a few exactly rounded functions (sqrt, abs,
 floor, ceil), Python's min/max, np.max/np.min, ``@``/np.dot/np.outer on float arrays,
 np.linalg.norm of a vector, scalar constructors (``np.uint16(k)``), allocation
-(zeros/empty/ones and their ``_like`` forms, ``copy``) and ``np.minimum``/``np.maximum``
-into ``out``. Anything else raises NotNative with the
-reason. Every scalar operation is emitted in the dtype NumPy computes it in (operands
+(zeros/empty/ones and their ``_like`` forms, ``copy``), ``np.minimum``/``np.maximum``
+into ``out``, math.exp/math.log, and calls of plain Python helper functions (lowered in
+turn, calls.py). Float array arithmetic becomes fused loop nests (fuse.py). Anything else
+raises NotNative with the reason. Every scalar operation is emitted in the dtype NumPy computes it in (operands
 cast first, the result cast back), integer arithmetic is checked (support.py), and
 array operands that may overlap the array being written are copied first, as NumPy's
 own overlap detection would.
@@ -20,10 +21,13 @@ import dataclasses
 import inspect
 import math
 import operator
+import re
 import textwrap
 
 import numpy as np
 
+from npcompile.native import fuse
+from npcompile.native.calls import Helper, Program, bind, remap
 from npcompile.native.kinds import (
     BINARY,
     COMPARE,
@@ -113,7 +117,7 @@ def as_index(code, t):
 class Lowering:
     """One function, one set of argument types: ``source()`` gives the generated code."""
 
-    def __init__(self, fn, arg_types):
+    def __init__(self, fn, arg_types, program=None, name=f"{PREFIX}kernel", depth=0):
         if not inspect.isfunction(fn):
             raise NotNative("not a plain Python function")
         if fn.__code__.co_freevars:
@@ -133,6 +137,8 @@ class Lowering:
             raise NotNative("*args, **kwargs or keyword-only parameters")
         self.params = [a.arg for a in args.args]
         self.fn = fn
+        self.name, self.depth = name, depth
+        self.program = program or Program(Lowering, PREFIX)   # the helpers this kernel calls
         self.arg_types = dict(arg_types)
         self.globals_used = {}      # name -> value the generated code assumed
         self.env = dict(self.arg_types)
@@ -141,6 +147,7 @@ class Lowering:
         self.returns_value = False
         self.lines = []
         self.temp = 0
+        self.calls = {}             # helper name -> Specialization called in the last pass
 
     # ---- driver ---------------------------------------------------------------------
     def source(self):
@@ -152,14 +159,14 @@ class Lowering:
         else:
             raise NotNative("types of the loop variables do not settle")
         self._pass()     # emit with the settled types
-        return "\n".join(self.lines) + "\n"
+        return self.program.source(self)
 
     def _pass(self):
-        self.lines, self.temp, self.written_roots = [], 0, set()
+        self.lines, self.temp, self.written_roots, self.calls = [], 0, set(), {}
+        self.fusions, self.pending, self.no_hoist = {}, [], False   # fused elementwise loops (fuse.py)
         self.return_type, self.returns_value = None, False
-        name = f"{PREFIX}kernel"
-        self.lines.append(f"def {name}({', '.join(self.params)}):")
-        self.loop_depth, self.scalar_work, self.wide_arrays = 0, False, None
+        self.lines.append(f"def {self.name}({', '.join(self.params)}):")
+        self.loop_depth, self.loop_vars, self.work = 0, [], set()
         self.defined = set(self.params)     # names bound on every path to this point
         body = self.node.body
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
@@ -173,7 +180,9 @@ class Lowering:
             self.return_type = NoneT()
 
     def emit(self, depth, text):
-        self.lines.append("    " * depth + text)
+        if self.pending:
+            self.flush(depth, text)
+        self.lines += ["    " * depth + line for line in text.split("\n")]
 
     def fresh_name(self):
         self.temp += 1
@@ -204,7 +213,7 @@ class Lowering:
     def stmt_Expr(self, s, depth):
         if isinstance(s.value, ast.Constant) and isinstance(s.value.value, str):
             return
-        if not (isinstance(s.value, ast.Call) and self._is_out_call(s.value)):
+        if not (isinstance(s.value, ast.Call) and (self._is_out_call(s.value) or self._is_helper_call(s.value))):
             raise NotNative(f"an expression statement (line {s.lineno})")
         code, _ = self.expr(s.value)
         self.emit(depth, code)
@@ -233,7 +242,11 @@ class Lowering:
     def stmt_While(self, s, depth):
         if s.orelse:
             raise NotNative("while/else")
-        code, t = self.expr(s.test)
+        self.no_hoist = True
+        try:
+            code, t = self.expr(s.test)
+        finally:
+            self.no_hoist = False
         self.require_scalar(t, "a while condition")
         self.emit(depth, f"while {code}:")
         self.loop_body(s.body, depth + 1)
@@ -255,12 +268,17 @@ class Lowering:
             outer = set(self.defined)
             self.assign_name(s.target.id, PY_INT)
             self.emit(depth, f"for {s.target.id} in range({', '.join(parts)}):")
+            self.loop_vars.append(s.target.id)
+            self.loop_body(s.body, depth + 1)
+            self.loop_vars.pop()
+            self.defined = outer
+            return
         else:
             code, t = self.expr(it)
             if not (isinstance(t, Array) and t.ndim == 1):
                 raise NotNative("a for loop over something other than range() or a 1-D array")
             outer = set(self.defined)
-            self.scalar_work = True        # a loop over elements: element indexing
+            self.work.add(("scalar", True))     # a loop over elements: element indexing
             self.assign_name(s.target.id, scalar(Sc(t.dtype)))
             self.emit(depth, f"for {s.target.id} in {code}:")
         self.loop_body(s.body, depth + 1)
@@ -275,20 +293,57 @@ class Lowering:
         self.loop_depth -= 1
         self.defined = before
 
+    def note(self, kind):
+        """Record work of ``kind`` ('scalar': element indexing or a dot product; 'wide':
+        N-D elementwise arithmetic; 'sweep': a line or plane of an array selected by a
+        loop variable) and whether it is inside a loop (see ``loop_kernel_reason``)."""
+        self.work.add((kind, self.loop_depth > 0))
+
+    def fused(self, parts, make_tree, result, unfused):
+        """A name for the array ``make_tree`` of ``parts`` computes, by one loop nest
+        (fuse.py) emitted before the statement that uses it; operands that are such
+        names merge into the same loop. In a while test (evaluated on every iteration,
+        so nothing may be hoisted) the ``unfused`` array expression is kept instead."""
+        self.elementwise_array(result)
+        if self.no_hoist:
+            return unfused, result
+        fusion = fuse.combine(parts, make_tree, result.dtype, result.ndim, self.fusions)
+        token = f"{PREFIX}F{len(self.fusions)}"
+        self.fusions[token] = fusion
+        self.pending.append(token)
+        return token, result
+
+    def flush(self, depth, text):
+        """Emit the loops of the pending fused arrays ``text`` (or one of them) uses."""
+        needed, stack = set(), [text]
+        while stack:
+            code = stack.pop()
+            for token in self.pending:
+                if token not in needed and re.search(rf"\b{token}\b", code):
+                    needed.add(token)
+                    stack += [leaf for leaf, _, _ in self.fusions[token].leaves]
+        for token in [t for t in self.pending if t in needed]:     # in creation order: operands first
+            self.pending.remove(token)
+            self.emit(depth, "\n".join(fuse.lines(token, self.fusions[token], PREFIX)))
+
     def elementwise_array(self, result):
-        """Record N-D elementwise array work inside a loop (see ``loop_kernel_reason``)."""
-        if self.loop_depth and result.ndim >= 2 and self.wide_arrays is None:
-            self.wide_arrays = "elementwise arithmetic on 2-D arrays inside a loop"
+        if result.ndim >= 2:
+            self.note("wide")
 
     def loop_kernel_reason(self):
         """Why this function is not a loop kernel the native path should take, or None.
         Measured (benchmarks.loops --native): numba wins where loops index elements or
-        take dot products of slices, and loses to NumPy's SIMD loops (and to the traced
-        path's fused kernels) on 2-D elementwise work and on time loops over whole arrays
-        (floyd_warshall 0.2x, fdtd_2d 0.6x, conv2d 0.6x, jacobi_1d 1.0x NumPy)."""
-        if self.wide_arrays:
-            return self.wide_arrays
-        if not self.scalar_work:
+        take dot products of slices, and where a loop sweeps an axis (``x[:, j]``,
+        ``u[:, :, k]`` selected by the loop variable: a recurrence the traced path runs
+        one graph per iteration for; adi 12x, deriche 12x, vadv 1.4x NumPy natively). It
+        loses to the traced path's fused kernels on time loops over whole 2-D arrays
+        (native vs NumPy: floyd_warshall 0.45x, conv2d 0.8x, jacobi_2d and fdtd_2d 1.0x;
+        traced 2.1x, 5.1x, 2.2x, 1.6x), so 2-D elementwise work in a loop without a sweep
+        stays traced."""
+        in_loop = {kind for kind, inside in self.work if inside}
+        if "wide" in in_loop and "sweep" not in in_loop:
+            return "elementwise arithmetic on 2-D arrays inside a loop"
+        if not in_loop & {"scalar", "sweep"}:
             return "no element indexing or dot product inside a loop (whole-array code: the traced path fuses it)"
         return None
 
@@ -306,7 +361,8 @@ class Lowering:
 
     def stmt_Assign(self, s, depth):
         if len(s.targets) != 1:
-            raise NotNative("chained assignment a = b = c")
+            self.chained_assign(s, depth)
+            return
         target = s.targets[0]
         if isinstance(target, ast.Name):
             code, t = self.expr(s.value)
@@ -328,6 +384,16 @@ class Lowering:
                 self.emit(depth, f"{', '.join(e.id for e in target.elts)} = {code}")
         else:
             raise NotNative(f"assignment to {type(target).__name__}")
+
+    def chained_assign(self, s, depth):
+        """``a = b = value``: the value once, bound to each name left to right."""
+        if not all(isinstance(t, ast.Name) for t in s.targets):
+            raise NotNative("chained assignment to other than names")
+        code, t = self.expr(s.value)
+        temp = self.fresh_name()
+        self.emit(depth, f"{temp} = {code}")
+        for target in s.targets:
+            self.emit(depth, f"{target.id} = {self.store_name(target.id, temp, t)}")
 
     def stmt_AugAssign(self, s, depth):
         op = type(s.op).__name__
@@ -381,8 +447,8 @@ class Lowering:
         return self.env[name]
 
     def assign_name(self, name, t):
-        if name.startswith(PREFIX):
-            raise NotNative(f"a variable named {name}")
+        if name.startswith(PREFIX) or name in ("np", "math"):
+            raise NotNative(f"a variable named {name} (the generated code's own name)")
         if isinstance(t, Array):
             t = t.as_view()
         if isinstance(t, (Module, Builtin, DType)) or t is None:
@@ -420,11 +486,28 @@ class Lowering:
                 raise NotNative("an array stored into one element")
             if dtype.kind in "iub" and value_t.dtype.kind == "f" or dtype.kind == "b" and value_t.dtype.kind != "b":
                 raise NotNative("a float array stored into an integer array")
+            if dtype.kind == value_t.dtype.kind == "f" and value_t.ndim == view_t.ndim and not self.no_hoist:
+                return self.store_fused(view_code, view_t, dtype, value_code, value_t)
             code = value_code if value_t.dtype == dtype else f"{value_code}.astype({np_type(dtype)})"
             if not value_t.fresh and value_t.dtype == dtype:
                 code = f"{code}.copy()"     # the source may overlap the target
             return f"{view_code} = {code}"
         raise NotNative(f"storing a {type(value_t).__name__}")
+
+    def store_fused(self, view_code, view_t, dtype, value_code, value_t):
+        """``view[...] = value`` for float arrays of one rank as one loop writing into the
+        view (fuse.py), the fused loop computing ``value`` if it is one."""
+        if value_code in self.pending:
+            self.pending.remove(value_code)
+            token, fusion = value_code, self.fusions[value_code]
+        else:
+            token = f"{PREFIX}F{len(self.fusions)}"
+            fusion = self.fusions[token] = fuse.Fusion(((value_code, value_t.dtype, value_t.ndim),), ("leaf", 0),
+                                                       value_t.dtype, value_t.ndim)
+        if any(ndim != fusion.ndim for _, _, ndim in fusion.leaves if ndim):
+            self.pending.append(token)      # operands broadcast: the fused array, then a copy
+            return f"{view_code} = {token}"
+        return "\n".join(fuse.lines(token, fusion, PREFIX, into=(view_code, dtype)))
 
     # ---- expressions --------------------------------------------------------------------
     def expr(self, node):
@@ -462,6 +545,8 @@ class Lowering:
             return Builtin(name)
         if type(value) in (int, float, bool):
             return value
+        if inspect.isfunction(value):
+            return Helper(value)
         raise NotNative(f"the global {name!r} ({type(value).__name__})")
 
     def expr_Name(self, node):
@@ -470,6 +555,8 @@ class Lowering:
         meaning = self.resolve(node)
         if isinstance(meaning, (Module, Builtin)):
             return None, meaning
+        if isinstance(meaning, Helper):
+            raise NotNative(f"the function {node.id!r} used as a value")
         return self.constant(meaning)
 
     def constant(self, value):
@@ -534,7 +621,7 @@ class Lowering:
         parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         if len(parts) > t.ndim:
             raise NotNative("more indices than dimensions (NumPy raises IndexError)")
-        codes, ints = [], 0
+        codes, ints, by_loop_var = [], 0, False
         for p in parts:
             if isinstance(p, ast.Slice):
                 bounds = []
@@ -555,10 +642,14 @@ class Lowering:
                 self.require_int(it, "an index")
                 codes.append(as_index(ic, it))
                 ints += 1
+                by_loop_var = by_loop_var or any(isinstance(n, ast.Name) and n.id in self.loop_vars
+                                                 for n in ast.walk(p))
         text = f"{code}[{', '.join(codes)}]"
         if ints == t.ndim:
-            self.scalar_work = self.scalar_work or self.loop_depth > 0
+            self.note("scalar")
             return text, scalar(Sc(t.dtype))
+        if by_loop_var:
+            self.note("sweep")
         return text, Array(t.dtype, t.ndim - ints, t.roots, t.writable, contiguous=False)
 
     def index_array(self, code, t, index_code, index_t, nparts, store):
@@ -588,7 +679,12 @@ class Lowering:
         if isinstance(result, Array):
             if result.dtype.kind in "bu":
                 raise NotNative("negating a bool or unsigned array")
-            return (f"(-{code})" if op == "USub" else code), result
+            if op == "UAdd":
+                return code, result
+            if result.dtype.kind == "f":
+                return self.fused([(code, t.dtype, t.ndim)], lambda a: ("fn", "negative", result.dtype, a), result,
+                                  f"(-{code})")
+            return f"(-{code})", result
         dtype = result.dtype
         if dtype.kind == "f":
             operand = cast_scalar(code, t, dtype)
@@ -622,7 +718,7 @@ class Lowering:
         result = numpy_result(BINARY[op], lt, rt)
         dtype = result.dtype
         if op == "MatMult":
-            self.scalar_work = self.scalar_work or self.loop_depth > 0
+            self.note("scalar")
             if not (isinstance(lt, Array) and isinstance(rt, Array)) or lt.ndim not in (1, 2) or rt.ndim not in (1, 2):
                 raise NotNative("@ other than on 1-D or 2-D arrays")
             if lt.ndim == rt.ndim == 1 and dtype.kind in "iu":
@@ -645,6 +741,11 @@ class Lowering:
             if op in ("FloorDiv", "Mod") and dtype.kind != "f" or dtype.kind == "b" and \
                     op not in ("BitAnd", "BitOr", "BitXor"):
                 raise NotNative(f"array {op} in {dtype}")
+            if dtype.kind == "f" and op in fuse.OPS:
+                parts = [(c, t.dtype, t.ndim) if isinstance(t, Array) else (self.as_operand(c, t, dtype), dtype, 0)
+                         for c, t in (left, right)]
+                return self.fused(parts, lambda a, b: ("op", fuse.OPS[op], dtype, a, b), result,
+                                  f"({self.as_operand(lc, lt, dtype)} {SYMBOL[op]} {self.as_operand(rc, rt, dtype)})")
             self.elementwise_array(result)
             return f"({self.as_operand(lc, lt, dtype)} {SYMBOL[op]} {self.as_operand(rc, rt, dtype)})", result
         both_python = lt.is_python() and rt.is_python()
@@ -744,6 +845,8 @@ class Lowering:
             meaning = self.resolve(func)
             if isinstance(meaning, Builtin):
                 return "builtin", meaning.name, None
+            if isinstance(meaning, Helper):
+                return "helper", meaning.fn, None
             raise NotNative(f"a call of {func.id!r} (only range, min, max, abs, len, float, np.*, math.*)")
         if isinstance(func, ast.Attribute):
             base = func.value
@@ -754,6 +857,9 @@ class Lowering:
                 return "np", f"linalg.{func.attr}", None
             return "method", func.attr, base
         raise NotNative("a call of a computed function")
+
+    def _is_helper_call(self, node):
+        return isinstance(node.func, ast.Name) and isinstance(self.resolve(node.func), Helper)
 
     def _is_out_call(self, node):
         try:
@@ -779,6 +885,8 @@ class Lowering:
         kind, name, receiver = self._callee(node.func)
         if any(isinstance(a, ast.Starred) for a in node.args):
             raise NotNative("*args in a call")
+        if kind == "helper":
+            return self.helper_call(name, node)
         if kind == "method":
             return self.method(name, receiver, node)
         if kind == "builtin":
@@ -793,8 +901,39 @@ class Lowering:
                 fn = {"sqrt": "np.sqrt", "fabs": "abs", "floor": "np.floor", "ceil": "np.ceil"}[name]
                 text = f"{fn}(np.float64({code}))"
                 return (f"np.int64({text})" if result is PY_INT else text), result
+            if name in ("exp", "log") and len(node.args) == 1 and not node.keywords:
+                return self.math_libm(name, *self.expr(node.args[0]))
             raise NotNative(f"math.{name}")
         return self.numpy_call(name, node)
+
+    def helper_call(self, fn, node):
+        """A call of a plain Python function: its specialization for these argument types
+        (calls.py); what it writes is written here, its work counts as this call's."""
+        bound = bind(fn, len(node.args), [k.arg for k in node.keywords])
+        keywords = {k.arg: k.value for k in node.keywords}
+        args = [self.constant(v) if how == "default" else self.expr(node.args[v] if how == "arg" else keywords[v])
+                for how, v in bound]
+        spec = self.program.specialize(fn, [t for _, t in args], self.depth + 1)
+        for i in spec.written:
+            self.mark_written(args[i][1])
+        self.calls[spec.name] = spec
+        self.work |= {(kind, inside or self.loop_depth > 0) for kind, inside in spec.lowering.work}
+        roots = {self.program.placeholder(i): t.roots for i, (_, t) in enumerate(args) if isinstance(t, Array)}
+        return f"{spec.name}({', '.join(c for c, _ in args)})", remap(spec.lowering.return_type, roots)
+
+    def math_libm(self, name, code, t):
+        """math.exp/math.log of a scalar: numba calls the same C library function CPython's
+        math module does (identical results); where CPython raises (overflow, a domain
+        error) the call leaves the overflow, divide or invalid flag set, and the kernel
+        hands the call to Python. Vectorized math libraries (SVML) would differ: refused."""
+        import numba
+        if numba.config.USING_SVML:
+            raise NotNative(f"math.{name} with numba's SVML math library")
+        self.require_scalar(t, f"math.{name} of")
+        if t.dtype.kind not in "fiub":
+            raise NotNative(f"math.{name} of {t.dtype}")
+        arg = f"{PREFIX}i2f({code})" if t.dtype.kind != "f" and t.is_python() else f"np.float64({code})"
+        return f"math.{name}({arg})", PY_FLOAT
 
     def builtin(self, name, node):
         if node.keywords:
@@ -851,6 +990,9 @@ class Lowering:
         emitted = {"absolute": "np.abs", "abs": "np.abs", "fabs": "np.abs"}.get(name, f"np.{name}")
         if isinstance(result, Scalar):
             return f"{np_type(dtype)}({emitted}({operand}))", result
+        if dtype.kind == "f" and isinstance(t, Array):
+            return self.fused([(code, t.dtype, t.ndim)], lambda a: ("fn", name, dtype, a), result,
+                              f"{emitted}({operand})")
         self.elementwise_array(result)
         return f"{emitted}({operand})", result
 

@@ -229,5 +229,81 @@ if CBLAS is not None:
         return total
 
 
+@_jit
+def bdim(size, other):
+    """One axis of NumPy's broadcasting; sizes that do not broadcast are its ValueError."""
+    if size == 1:
+        return other
+    if other == 1 or other == size:
+        return size
+    raise Bail()
+
+
+@_jit
+def kdecide(a, n0, n1):
+    """How a 2-D operand orders a ufunc's result (nditer, order='K'): 0 undecided (a
+    broadcast or length-1 axis has stride 0 there), 1 C, 2 F."""
+    s0, s1 = a.strides[0], a.strides[1]
+    if n0 == 1 or n1 == 1 or a.shape[0] == 1 or a.shape[1] == 1 or s0 == 0 or s1 == 0:
+        return 0
+    return 1 if abs(s1) <= abs(s0) else 2
+
+
+@_jit
+def kcombine(first, second):
+    """The order of a result from its operands' decisions: the first that decides, except
+    that C order wins over F."""
+    if second == 0:
+        return first
+    if first == 0:
+        return second
+    return 2 if first == 2 and second == 2 else 1
+
+
+@_jit
+def kresult(order, n0, n1):
+    """A 2-D result allocated in ``order`` as the operand of the next ufunc."""
+    if n0 == 1 or n1 == 1:
+        return 0
+    return order if order else 1
+
+
+@_jit
+def c_ordered(a):
+    """Whether an N-D operand's strides are in C order (ignoring length-1 axes): then
+    NumPy's order='K' result is C, as the fused loop allocates it."""
+    last = -1
+    for d in range(a.ndim):
+        if a.shape[d] != 1 and a.strides[d] != 0:
+            s = abs(a.strides[d])
+            if last >= 0 and s > last:
+                return False
+            last = s
+    return True
+
+
+@_jit
+def _extent(a):
+    """The first and one past the last byte address an array's elements may occupy."""
+    lo = hi = a.ctypes.data
+    for d in range(a.ndim):
+        if a.shape[d] == 0:
+            return 0, 0
+        step = (a.shape[d] - 1) * a.strides[d]
+        if step < 0:
+            lo += step
+        else:
+            hi += step
+    return lo, hi + a.itemsize
+
+
+@_jit
+def overlap(a, b):
+    """Whether two arrays' memory extents intersect (they may share memory)."""
+    alo, ahi = _extent(a)
+    blo, bhi = _extent(b)
+    return alo < bhi and blo < ahi
+
+
 HELPERS = {name: obj for name, obj in globals().items()
            if isinstance(obj, numba.core.registry.CPUDispatcher) and name not in ("clear_fp_flags", "fp_flags")}

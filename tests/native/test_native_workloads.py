@@ -15,9 +15,10 @@ pytest.importorskip("numba")
 
 # loop kernels: the native path takes them as they are written
 LOOP_KERNELS = ["cholesky", "lu", "lu_solve", "durbin", "trisolv", "gramschmidt", "syrk", "syr2k", "trmm",
-                "nussinov", "seidel_2d", "spmv", "crc16_ccitt"]
+                "nussinov", "seidel_2d", "spmv", "crc16_ccitt",
+                "adi", "deriche", "vadv"]     # sweeps along an axis, helpers called in the loop
 # provably NumPy's natively too, but whole-array work the policy leaves to the traced path
-WHOLE_ARRAY = ["floyd_warshall", "jacobi_1d", "fdtd_2d", "vadv", "conv2d"]
+WHOLE_ARRAY = ["floyd_warshall", "jacobi_1d", "fdtd_2d", "conv2d", "jacobi_2d", "heat_3d"]
 NATIVE = LOOP_KERNELS + WHOLE_ARRAY
 
 # sizes hypothesis may hand each workload's input builder (0 and 1 where the builder allows)
@@ -28,6 +29,8 @@ SIZES = {
     "floyd_warshall": [0, 1, 2, 6], "nussinov": [0, 1, 2, 3, 9], "seidel_2d": [(1, 1), (3, 2), (6, 2)],
     "jacobi_1d": [(1, 1), (3, 2), (9, 3)], "fdtd_2d": [(1, 1, 1), (3, 4, 2)], "conv2d": [(3, 3), (6, 2)],
     "spmv": [(1, 1, 1), (3, 4, 2), (6, 5, 3)], "crc16_ccitt": [0, 1, 9],
+    "adi": [(3, 1), (4, 2), (6, 2)], "deriche": [(1, 1), (2, 3), (5, 4)], "vadv": [(1, 1, 1), (2, 3, 2), (3, 1, 4)],
+    "jacobi_2d": [(3, 1), (5, 2)], "heat_3d": [(3, 1), (4, 2)],
 }
 
 
@@ -40,7 +43,7 @@ def fresh(args):
 
 
 # small sizes of these take seconds in NumPy: the tiny size covers them
-_TINY_ONLY = ("vadv", "conv2d", "fdtd_2d", "syrk", "syr2k", "trmm")
+_TINY_ONLY = ("vadv", "conv2d", "fdtd_2d", "syrk", "syr2k", "trmm", "jacobi_2d", "heat_3d")
 
 
 @pytest.mark.parametrize("name, size", [(name, size) for name in NATIVE for size in ("tiny", "small")
