@@ -10,8 +10,10 @@ A few checks NumPy makes on values (q in range, weights summing to zero, negativ
 counts) must look at the data; they are isolated in ``_raise_if``.
 """
 import builtins
+import functools
 import math
 import operator
+import typing
 
 import numpy
 import torch
@@ -755,18 +757,8 @@ def histogram(a: ArrayLike, bins=10, range=None, density=None, weights: Optional
     e = edges._t
     if count is not None:
         ntype = I64 if w is None else _dtypes.from_torch(w.dtype)
-        first, last = bounds
-        x64 = t.to(torch.float64)  # NumPy compares the data with the (weak) range values
-        keep = (x64 >= first.to(torch.float64)) & (x64 <= last.to(torch.float64))
-        sorted_edges, values = _common(e, t)
-        index = (torch.searchsorted(sorted_edges, values, side="right") - 1).clamp(0, count - 1)
-        if w is None:
-            contrib = keep.to(torch.int64)
-            n = torch.zeros(count, dtype=torch.int64, device=t.device).index_add_(0, index, contrib)
-        else:
-            acc = torch.complex128 if w.is_complex() else torch.float64
-            contrib = torch.where(keep, w.to(acc), torch.zeros((), dtype=acc, device=t.device))
-            n = cast_tensor(torch.zeros(count, dtype=acc, device=t.device).index_add_(0, index, contrib), ntype)
+        index = _equal_bin_index(t, e, count, bounds, range)
+        n = histogram_counts(index, w, count, ntype.torch)
     else:
         if w is None:
             ntype = I64
@@ -791,6 +783,143 @@ def histogram(a: ArrayLike, bins=10, range=None, density=None, weights: Optional
         out_dt = _promotion.result_type(ntype, F64)
         n = cast_tensor(n, out_dt) / widths / cast_tensor(n.sum(), out_dt)
     return ndarray._wrap(n), edges
+
+
+# ---- equal bins: NumPy's arithmetic for the bin, then a count per block --------------------
+#: NumPy's histogram goes through the data in blocks of this many values, adding each
+#: block's bincount (cast to the histogram's dtype) to the running counts.
+_BLOCK = 65536
+
+
+def _equal_bin_index(t, e, count, bounds, range_):
+    """The bin of each value of ``t`` as NumPy's fast path computes it for ``count`` equal
+    bins with edges ``e``: ``(x - first) / (last - first) * count`` truncated, the value on
+    the last edge put in the last bin, then one step down or up where the value lies
+    outside its bin's edges (NumPy recomputes from the edges, the last bin closed); each
+    step in NumPy's dtype. Values outside [first, last] (and NaN) get bin ``count``."""
+    a_dt, bin_dt = _dtypes.from_torch(t.dtype), _dtypes.from_torch(e.dtype)
+    first, last = bounds
+    if range_ is not None:
+        first_obj, last_obj = _given_edges(range_)
+        keep = _compare(t, first_obj, torch.ge) & _compare(t, last_obj, torch.le)
+        sub_dt = _promotion.result_type(bin_dt, first_obj)
+        width = _unsigned_subtract(last_obj, first_obj)
+        ratio_dt = _promotion.result_type(sub_dt, width)
+        first = _constant(first_obj, sub_dt, t.device)
+        width = _constant(width, ratio_dt, t.device)
+    else:
+        keep = None if a_dt.kind in "biu" else (t >= first) & (t <= last)
+        sub_dt = ratio_dt = bin_dt
+        width = _data_width(t, first, last, bin_dt)
+    x = cast_tensor(t, bin_dt)
+    offset = cast_tensor(x, sub_dt) - cast_tensor(first, sub_dt)
+    index = ((cast_tensor(offset, ratio_dt) / width) * count).to(torch.int64)
+    index = torch.where(index == count, count - 1, index)
+    if keep is not None:
+        index = torch.where(keep, index, 0)   # any bin: only kept values' bins count
+    index = index - (x < e[index]).to(torch.int64)
+    index = index + ((x >= e[index + 1]) & (index != count - 1)).to(torch.int64)
+    return index if keep is None else torch.where(keep, index, count)
+
+
+def _given_edges(range_):
+    """NumPy's first and last edge for a given range: the objects themselves (their
+    dtypes matter: Python numbers are weak), widened by 0.5 when equal."""
+    first, last = range_
+    if first == last:
+        first, last = first - 0.5, last + 0.5
+    return first, last
+
+
+def _compare(t, obj, op):
+    """``t >= obj`` (or ``<=``) as NumPy compares an array with a scalar: integers exactly,
+    anything else in NumPy's result dtype of the two."""
+    kind = _dtypes.from_torch(t.dtype).kind
+    if kind in "biu" and isinstance(obj, (int, numpy.integer)) and not isinstance(obj, (bool, numpy.bool_)):
+        if not -2 ** 63 <= int(obj) < 2 ** 63:
+            raise UnsupportedError("histogram range beyond int64")
+        return op(_searchable(t).to(torch.int64), int(obj))
+    dt = _promotion.result_type(_dtypes.from_torch(t.dtype), obj)
+    return op(cast_tensor(t, dt), _constant(obj, dt, t.device))
+
+
+def _constant(obj, dt, device):
+    """A number as a 0-d tensor of dtype ``dt``, converted as NumPy converts it."""
+    value = numpy.asarray(obj).astype(dt.np)
+    return torch.tensor(value.item(), dtype=dt.torch, device=device)
+
+
+def _unsigned_subtract(a, b):
+    """NumPy's ``last - first`` for histograms of two scalars: in their result dtype, a
+    signed integer one reinterpreted as unsigned (the exact width of any int range)."""
+    dt = numpy.result_type(a, b)
+    if dt.kind == "i":
+        return numpy.subtract(numpy.asarray(a, dt), numpy.asarray(b, dt), casting="unsafe",
+                              dtype=numpy.dtype(f"u{dt.itemsize}"))[()]
+    return numpy.subtract(a, b, dtype=dt)
+
+
+def _data_width(t, first, last, bin_dt):
+    """``last - first`` for the data's own range: in the data's float dtype; for integers
+    the exact width (NumPy subtracts the int scalars as unsigned), as a float64, or 1.0
+    when all values are equal (the edges were widened by 0.5)."""
+    if _dtypes.from_torch(t.dtype).kind not in "biu" or t.numel() == 0:   # empty: the range [0, 1]
+        return cast_tensor(last - first, bin_dt)
+    data = _searchable(t)
+    low, high = data.min().to(torch.int64), data.max().to(torch.int64)
+    exact = (high - low).to(torch.float64)
+    exact = torch.where(exact < 0, exact + 2.0 ** 64, exact)   # a width past 2**63 wraps in int64
+    return torch.where(high == low, torch.ones_like(exact), exact).to(bin_dt.torch)
+
+
+def histogram_counts(index, weights, bins, dtype):
+    """Each bin's count (or sum of ``weights``) in ``dtype`` (a torch dtype), from bin
+    indices in [0, bins] (``bins``: values left out). On the CPU NumPy's own bincount
+    counts, block by block as histogram does (its sums bit for bit, a C loop instead of
+    a scatter-add); elsewhere one scatter-add in float64."""
+    if index.device.type == "cpu":
+        return _counts_op()(index, weights, bins, dtype)
+    if weights is None:
+        contrib = torch.ones_like(index)
+    else:
+        contrib = weights.to(torch.complex128 if weights.is_complex() else torch.float64)
+    n = torch.zeros(bins + 1, dtype=contrib.dtype, device=index.device).index_add_(0, index, contrib)
+    return cast_tensor(n[:bins], _dtypes.from_torch(dtype))
+
+
+@functools.cache
+def _counts_op():
+    """``torch_numpy_shim::histogram_counts``, an op of its own so that a graph calls
+    NumPy for the count (defined at first use: most programs never count)."""
+
+    @torch.library.custom_op("torch_numpy_shim::histogram_counts", mutates_args=())
+    def counts(index: torch.Tensor, weights: typing.Optional[torch.Tensor], bins: int,
+               dtype: torch.dtype) -> torch.Tensor:
+        w = None if weights is None else weights.resolve_conj().numpy()
+        return torch.from_numpy(_numpy_counts(index.numpy(), w, bins, _dtypes.from_torch(dtype).np))
+
+    @counts.register_fake
+    def _(index, weights, bins, dtype):
+        return index.new_empty((bins,), dtype=dtype)
+
+    return counts
+
+
+def _numpy_counts(index, weights, bins, dt):
+    """NumPy's histogram loop: per block, a bincount (float64 sums of the weights) cast
+    to ``dt`` and added (complex: the parts, each added in float64)."""
+    n = numpy.zeros(bins, dt)
+    for i in range(0, len(index), _BLOCK):
+        block = index[i:i + _BLOCK]
+        if weights is None:
+            n += numpy.bincount(block, minlength=bins + 1)[:bins]
+        elif dt.kind == "c":
+            part = weights[i:i + _BLOCK]
+            n.real += numpy.bincount(block, weights=part.real, minlength=bins + 1)[:bins]
+            n.imag += numpy.bincount(block, weights=part.imag, minlength=bins + 1)[:bins]
+        else:
+            n += numpy.bincount(block, weights=weights[i:i + _BLOCK], minlength=bins + 1)[:bins].astype(dt)
+    return n
 
 
 def _search_inclusive(sorted_data, edges):
