@@ -72,19 +72,22 @@ def apply_settings(settings):
         setattr(npcompile.config, name, value)
 
 
-def run_queue_wait():
-    """Seconds the calling thread has spent ready to run but waiting for a CPU
-    (``/proc/thread-self/schedstat``'s second field), or None where Linux does not say."""
+def thread_times():
+    """(CPU seconds, run-queue seconds) of the calling thread so far: the time it ran
+    (``time.thread_time``) and the time it was ready to run but waited for a CPU
+    (``/proc/thread-self/schedstat``'s second field; None where Linux does not say). A
+    call's time less both is time it was blocked: waiting for the GIL, a lock, the disk."""
     try:
         with open("/proc/thread-self/schedstat") as f:
-            return int(f.read().split()[1]) / 1e9
+            waited = int(f.read().split()[1]) / 1e9
     except (OSError, IndexError, ValueError):
         return None
+    return time.thread_time(), waited
 
 
 def child(workload_name, system, calls, size, settings=()):
-    """In the fresh process: time ``calls`` calls one by one (and the run-queue wait
-    in each, where Linux reports it); print one JSON line."""
+    """In the fresh process: time ``calls`` calls one by one (and the CPU time and the
+    run-queue wait of each, where Linux reports them); print one JSON line."""
     start = time.perf_counter()
     apply_settings(settings)
     from benchmarks.workloads import by_name
@@ -92,17 +95,17 @@ def child(workload_name, system, calls, size, settings=()):
     args = workload.inputs(size)
     fn = _wrap(system, workload.fn)
     setup = time.perf_counter() - start
-    times, waits = [], []
+    times, spent = [], []
     for _ in range(calls):
-        w0 = run_queue_wait()
+        before = thread_times()
         t0 = time.perf_counter()
         fn(*args)
         times.append(time.perf_counter() - t0)
-        w1 = run_queue_wait()
-        waits.append(None if w0 is None or w1 is None else w1 - w0)
+        after = thread_times()
+        spent.append(None if before is None or after is None else (after[0] - before[0], after[1] - before[1]))
     run = {"setup": setup, "times": times}
-    if None not in waits:
-        run["waits"] = waits
+    if None not in spent:
+        run["cpu"], run["waits"] = [s[0] for s in spent], [s[1] for s in spent]
     print(json.dumps(run))
 
 
