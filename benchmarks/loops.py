@@ -372,6 +372,8 @@ def run_workload(workload, size, options, log=print):
                                                   options.hard_limit)
     record["numpy_ms"] = medians["numpy"] * 1e3
     record["rounds"] = counts
+    if "npcompile" in functions:
+        record["npcompile"]["as_written"] = list(getattr(functions["npcompile"], "speed_decisions", ()))
     for system, _ in systems:
         if system in stopped:
             record[system]["timing"] = stopped[system]
@@ -441,6 +443,11 @@ def summary_lines(records):
             notes += [f"not timed further: {info['skipped']}"] if info.get("skipped") else []
             notes += [info["timing"]] if info.get("timing") else []
             lines.extend(f"  {r['name']}: {note}" for note in notes)
+    written = [f"  {r['name']}: {'; '.join(r['npcompile']['as_written'])}"
+               for r in records if r.get("npcompile", {}).get("as_written")]
+    if written:
+        lines.append("npcompile ran these as written after its speed trial measured NumPy faster:")
+        lines.extend(written)
     broken = [f"  {r['name']}: {'; '.join(r['npcompile']['break_reasons'])}"
               for r in records if r.get("npcompile", {}).get("break_reasons")]
     if broken:

@@ -204,6 +204,8 @@ def run_workload(workload, size, compilers, timing, log=print, conditions=None, 
             seconds = alternating_seconds(functions, args, timing)
             record["load"][condition.name] = load_now()
         record["conditions"][condition.name] = {name: s * 1e3 for name, s in seconds.items()}
+    if "npcompile" in functions:
+        record["npcompile"]["as_written"] = list(getattr(functions["npcompile"], "speed_decisions", ()))
     first = record["conditions"][conditions[0].name]
     record["numpy_ms"] = first["numpy"]
     for system in compilers:
@@ -368,6 +370,9 @@ def summary_lines(records):
     broken = [f"{r['name']} ({r['npcompile']['breaks']}: {'; '.join(r['npcompile']['break_reasons'])})"
               for r in records if r.get("npcompile", {}).get("breaks")]
     lines.append(f"npcompile graph breaks: {', '.join(broken) or 'none'}")
+    written = [r["name"] for r in records if r.get("npcompile", {}).get("as_written")]
+    lines.append("npcompile ran as written (its speed trial measured NumPy faster than the compiled code): "
+                 f"{', '.join(written) or 'none'}")
     return lines
 
 

@@ -75,6 +75,10 @@ inline_depth_limit = 64
 #: graphs ("auto" measures once per process which is faster; see passes/host_blas.py).
 host_blas = "auto"
 
+#: Whether a compiled entry's first calls alternate with the function run as written, and
+#: the entry runs as written from then on when NumPy was faster (runtime/speed_trials.py).
+speed_trials = True
+
 #: Threads a compiled CPU call may use: "auto" (one for small work or a busy machine, else
 #: the cores available within the caller's limits; see npcompile/threads.py) or a number.
 threads = "auto"

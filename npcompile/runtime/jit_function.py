@@ -35,7 +35,7 @@ from ..trace.guards import Guards
 from ..trace.interpreter import arg_count, bind_arguments, is_user_function
 from ..trace.jitted import Jitted
 from ..trace.real import RealRunner
-from . import background, devices, failures, layouts, read_only, staging
+from . import background, devices, failures, layouts, read_only, speed_trials, staging
 from .break_steps import quick_step
 from .entries import MISS, CompiledEntry, FallbackEntry
 from .entries import transfers as _transfers
@@ -159,6 +159,8 @@ class JitFunction(Jitted):
         self.host_copies = 0         # device-resident arrays real code needed at breaks
         self._graphs = 0             # graphs captured so far, to name them in warnings
         self._computed = frozenset()  # Resume.computed of the state being resumed now
+        self.trials = None           # speed_trials.Trials while an entry's speed is under trial
+        self.speed_decisions = []    # entries retired to "as written": NumPy measured faster
         _ALL.add(self)
 
     def __get__(self, obj, objtype=None):
@@ -197,6 +199,24 @@ class JitFunction(Jitted):
                 if kernel.guard(args, kwargs):
                     return kernel(*args, **kwargs)
         L = args if not kwargs and self._simple and len(args) == self._argcount else self.bind(args, kwargs)
+        if self.trials is not None and device is devices.CPU and self.events is None:
+            return self._trial_call(entries, L, args, kwargs, device)
+        return self._run_entries(entries, L, args, kwargs, device, native_path)
+
+    def _trial_call(self, entries, L, args, kwargs, device):
+        """A call while an entry is under a speed trial (``speed_trials``)."""
+        trials = self.trials
+        entry = _first_fitting(entries, L)
+        if entry not in trials.pending:
+            return self._run_entries(entries, L, args, kwargs, device, False)
+        try:
+            return trials.call(entry, lambda: self._run_entries(entries, L, args, kwargs, device, False),
+                               lambda: self.fn(*args, **kwargs))
+        finally:
+            if not trials.pending:
+                self.trials = None
+
+    def _run_entries(self, entries, L, args, kwargs, device, native_path):
         for entry in entries:   # inline for speed; fallbacks and explain() take _segment
             fast = entry.fast
             if fast is not None and self.events is None:
@@ -341,6 +361,9 @@ class JitFunction(Jitted):
         entry = self._compile(L, resume_frames, device, staged)
         if entry is not _TRANSIENT:
             entries.append(entry)
+            if resume_frames is None and entries is self.entries and speed_trials.applies(self, entry):
+                self.trials = self.trials or speed_trials.Trials(self.fn, self._simple, self.speed_decisions)
+                self.trials.add(entry)
         return entry
 
     def _grow_dynamic_dims(self, entry, L):

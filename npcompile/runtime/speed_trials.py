@@ -1,0 +1,129 @@
+"""Keep the faster of the compiled code and the function as written, per cache entry.
+
+Compiled code can lose to NumPy on the very call it was compiled for: a chain of small
+products (NumPy's BLAS does the work either way, the runtime adds its conversions), a
+call of tens of microseconds where the runtime's own cost is most of the time, a loop
+driven segment by segment, or a machine whose cores other processes keep busy. Running
+the function as written is always exact (NumPy is the oracle; it is what every fallback
+does), so the only question is speed, and it is measured, not guessed.
+
+After a compiled entry (a segment starting at the function's entry, on the CPU) has
+served ``WARM`` calls, its next calls alternate between the compiled path and the
+function as written. Each is a real call of the user's, timed whole (breaks and resumed
+segments included), so nothing runs twice and inputs are mutated once per call, as
+written. After ``SAMPLES`` of each, the entry is retired to "as written" when NumPy's
+best time is below ``MARGIN`` times the compiled best; otherwise the compiled path keeps
+the entry for good. A trial stops at once for the compiled path when one call as
+written takes more than ``CLEARLY_SLOWER`` times the compiled best, and calls whose
+compiled best exceeds ``MAX_COMPILED_SECONDS`` are not tried at all: so a trial costs at
+most one slow call. ``npcompile.config.speed_trials`` turns it off; a retired entry's
+reason is in ``JitFunction.speed_decisions``.
+"""
+import time
+
+from .. import config
+from ..backends import BACKENDS
+from ..errors import RerunUncompiled
+from .entries import MISS
+
+#: Calls an entry serves compiled, untimed, before its trial (caches, first-touch pages).
+WARM = 1
+#: Timed calls of each kind (compiled, as written) a trial takes before it decides.
+SAMPLES = 3
+#: NumPy's best must be under this fraction of the compiled best to retire the entry:
+#: a margin for timer and scheduler noise, so that ties stay compiled.
+MARGIN = 0.95
+#: A call as written slower than this many compiled calls ends the trial for the compiled
+#: path at once (the trial's cost stays one call).
+CLEARLY_SLOWER = 2.0
+#: No trial for entries whose compiled calls take longer (a trial call as written would
+#: cost too much for what a loss this size can be).
+MAX_COMPILED_SECONDS = 0.02
+
+
+class _Trial:
+    """The state of one entry's trial: untimed calls left and the times measured."""
+
+    __slots__ = ("warm_left", "compiled", "written")
+
+    def __init__(self):
+        self.warm_left = WARM
+        self.compiled = []
+        self.written = []
+
+    def next_is_written(self):
+        return len(self.written) < len(self.compiled)
+
+
+class Trials:
+    """The entries of one jitted function that are under trial."""
+
+    def __init__(self, fn, simple, decisions):
+        self.fn = fn                # the function as written
+        self.simple = simple        # its parameters are all positional-or-keyword: fn(*L) is the call
+        self.pending = {}           # entry -> _Trial
+        self.decisions = decisions  # why each retired entry runs as written (the jitted function's list)
+
+    def add(self, entry):
+        if config.speed_trials and entry.fast is not None:
+            self.pending[entry] = _Trial()
+
+    def call(self, entry, run_compiled, run_written):
+        """Serve one call that ``entry``'s guards accept, as the trial needs it."""
+        trial = self.pending[entry]
+        if trial.warm_left:
+            trial.warm_left -= 1
+            return run_compiled()
+        written = trial.next_is_written()
+        start = time.perf_counter()
+        result = run_written() if written else run_compiled()
+        seconds = time.perf_counter() - start
+        (trial.written if written else trial.compiled).append(seconds)
+        self._decide(entry, trial)
+        return result
+
+    def _decide(self, entry, trial):
+        best_compiled = min(trial.compiled)
+        if best_compiled > MAX_COMPILED_SECONDS or entry.fast is None:
+            return self._close(entry, None)
+        if not trial.written:
+            return None
+        best_written = min(trial.written)
+        if best_written > CLEARLY_SLOWER * best_compiled:
+            return self._close(entry, None)
+        if len(trial.written) < SAMPLES:
+            return None
+        if best_written < MARGIN * best_compiled:
+            entry.fast = self._as_written(entry)
+            return self._close(entry, f"{entry.label} runs as written: NumPy took {best_written * 1e6:.0f} us "
+                                      f"a call, the compiled code {best_compiled * 1e6:.0f} us")
+        return self._close(entry, None)
+
+    def _as_written(self, entry):
+        """The retired entry's fast path: its guards (a call they reject may belong to
+        another entry), then the function as written. ``L`` holds the arguments in
+        parameter order, defaults applied: for a function of plain parameters that is
+        the call itself; any other reruns through ``RerunUncompiled``."""
+        guard, fn = entry.guard, self.fn
+        if self.simple:
+            def fast(L):
+                return fn(*L) if guard(L) else MISS
+        else:
+            def fast(L):
+                if not guard(L):
+                    return MISS
+                raise RerunUncompiled(None)
+        return fast
+
+    def _close(self, entry, retired):
+        del self.pending[entry]
+        if retired is not None:
+            self.decisions.append(retired)
+
+
+def applies(jitted, entry):
+    """Whether ``entry`` of ``jitted`` gets a trial: CPU code from the default backend
+    that runs compiled (``fullgraph=True`` asks for compiled code; the debug backends
+    exist to run the captured graphs; a GPU call's point is the GPU)."""
+    return (config.speed_trials and not jitted.fullgraph and jitted.backend is BACKENDS["inductor"]
+            and jitted.device is None and getattr(entry, "fast", None) is not None)

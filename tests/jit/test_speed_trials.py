@@ -1,0 +1,184 @@
+"""The speed trial (npcompile/runtime/speed_trials.py): a compiled entry whose calls NumPy
+runs faster is retired to "as written", with every call's result, input state and
+side effects those of the function as written.
+
+The clock is the trial's own (``speed_trials.time``), replaced here by one that charges
+each kind of call a fixed time, so the decisions do not depend on this machine's load."""
+import numpy as np
+import pytest
+
+import npcompile
+from npcompile import config
+from npcompile.runtime import speed_trials
+
+from .harness import assert_same
+
+
+class FakeClock:
+    """``perf_counter`` for the trial: each call of the timed function advances it by the
+    cost of whichever path ran (``compiled`` or ``written`` seconds)."""
+
+    def __init__(self, compiled, written):
+        self.now = 0.0
+        self.cost = {"compiled": compiled, "written": written}
+        self.path = None
+
+    def perf_counter(self):
+        self.now += self.cost[self.path] if self.path else 0.0
+        self.path = None
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    def install(compiled, written):
+        fake = FakeClock(compiled, written)
+        monkeypatch.setattr(speed_trials, "time", fake)
+        return fake
+    return install
+
+
+CALLS_AS_WRITTEN = []
+
+
+def scale_in_place(a, k):
+    """Mutates its input: a call that ran twice, or not at all, shows in ``a``."""
+    a *= k
+    return a.sum()
+
+
+def marks_written_calls(clock_):
+    """Wrap the trial's two paths so the fake clock knows which one ran."""
+    original = speed_trials.Trials.call
+
+    def call(self, entry, run_compiled, run_written):
+        def compiled():
+            clock_.path = "compiled"
+            return run_compiled()
+
+        def written():
+            clock_.path = "written"
+            CALLS_AS_WRITTEN.append(1)
+            return run_written()
+        return original(self, entry, compiled, written)
+    return call
+
+
+@pytest.mark.inductor
+def test_numpy_faster_retires_the_entry_and_every_call_stays_exact(clock, monkeypatch):
+    fake = clock(compiled=100e-6, written=50e-6)
+    monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
+    CALLS_AS_WRITTEN.clear()
+    jitted = npcompile.jit(scale_in_place)
+    a, expected = np.arange(4.0), np.arange(4.0)
+    for _ in range(12):
+        assert_same(scale_in_place(expected, 1.5), jitted(a, 1.5))
+        np.testing.assert_array_equal(a, expected)     # mutated once per call, as written
+    assert len(jitted.speed_decisions) == 1 and "runs as written" in jitted.speed_decisions[0]
+    assert jitted.trials is None                       # the hot path checks nothing more
+    assert len(CALLS_AS_WRITTEN) == speed_trials.SAMPLES
+    # after the trial, calls run as written through the retired entry's guards: no compile
+    before = jitted.compile_count
+    assert_same(scale_in_place(expected, 1.5), jitted(a, 1.5))
+    np.testing.assert_array_equal(a, expected)
+    assert jitted.compile_count == before
+
+
+@pytest.mark.inductor
+def test_a_call_the_retired_entry_rejects_compiles_its_own_entry(clock, monkeypatch):
+    fake = clock(compiled=100e-6, written=50e-6)
+    monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
+    jitted = npcompile.jit(scale_in_place)
+    for _ in range(10):
+        jitted(np.arange(4.0), 2.0)
+    assert jitted.speed_decisions
+    fake.cost = {"compiled": 10e-6, "written": 50e-6}
+    b = np.arange(6, dtype=np.int64).reshape(2, 3)      # another dtype and rank: a new entry
+    for _ in range(10):
+        expected = b.copy()
+        assert_same(scale_in_place(expected, 3), jitted(b, 3))
+        np.testing.assert_array_equal(b, expected)
+    assert len(jitted.speed_decisions) == 1              # the new entry stayed compiled
+    assert len(jitted.entries) == 2 and jitted.entries[1].fast is not None
+
+
+@pytest.mark.inductor
+def test_compiled_faster_keeps_the_entry_after_one_call_as_written(clock, monkeypatch):
+    fake = clock(compiled=10e-6, written=500e-6)
+    monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
+    CALLS_AS_WRITTEN.clear()
+    jitted = npcompile.jit(scale_in_place)
+    for _ in range(10):
+        jitted(np.arange(4.0), 2.0)
+    assert jitted.speed_decisions == [] and jitted.trials is None
+    assert len(CALLS_AS_WRITTEN) == 1                  # CLEARLY_SLOWER ended the trial at once
+
+
+@pytest.mark.inductor
+def test_a_tie_stays_compiled(clock, monkeypatch):
+    fake = clock(compiled=100e-6, written=98e-6)       # within MARGIN: noise, not a loss
+    monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
+    jitted = npcompile.jit(scale_in_place)
+    for _ in range(10):
+        jitted(np.arange(4.0), 2.0)
+    assert jitted.speed_decisions == [] and jitted.entries[0].fast is not None
+
+
+@pytest.mark.inductor
+def test_long_compiled_calls_get_no_trial(clock, monkeypatch):
+    fake = clock(compiled=2 * speed_trials.MAX_COMPILED_SECONDS, written=1e-6)
+    monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
+    CALLS_AS_WRITTEN.clear()
+    jitted = npcompile.jit(scale_in_place)
+    for _ in range(6):
+        jitted(np.arange(4.0), 2.0)
+    assert CALLS_AS_WRITTEN == [] and jitted.speed_decisions == []
+
+
+def keyword_only(a, *, k=2.0):
+    return a * k
+
+
+@pytest.mark.inductor
+def test_a_retired_function_with_keyword_only_parameters(clock, monkeypatch):
+    fake = clock(compiled=100e-6, written=50e-6)
+    monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
+    jitted = npcompile.jit(keyword_only)
+    for k in (3.0,) * 10:
+        assert_same(keyword_only(np.arange(3.0), k=k), jitted(np.arange(3.0), k=k))
+    assert jitted.speed_decisions
+    assert_same(keyword_only(np.arange(3.0)), jitted(np.arange(3.0)))
+
+
+@pytest.mark.parametrize("options", [dict(backend="eager"), dict(fullgraph=True)])
+def test_no_trial_for_debug_backends_or_fullgraph(clock, monkeypatch, options):
+    fake = clock(compiled=100e-6, written=1e-6)
+    monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
+    CALLS_AS_WRITTEN.clear()
+    jitted = npcompile.jit(scale_in_place, **options)
+    for _ in range(8):
+        jitted(np.arange(4.0), 2.0)
+    assert CALLS_AS_WRITTEN == [] and jitted.trials is None
+
+
+@pytest.mark.inductor
+def test_the_setting_turns_trials_off(clock, monkeypatch):
+    fake = clock(compiled=100e-6, written=1e-6)
+    monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
+    monkeypatch.setattr(config, "speed_trials", False)
+    CALLS_AS_WRITTEN.clear()
+    jitted = npcompile.jit(scale_in_place)
+    for _ in range(8):
+        jitted(np.arange(4.0), 2.0)
+    assert CALLS_AS_WRITTEN == [] and jitted.trials is None
+
+
+@pytest.mark.inductor
+def test_errors_during_a_trial_are_numpys(clock, monkeypatch):
+    fake = clock(compiled=100e-6, written=50e-6)
+    monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
+    jitted = npcompile.jit(scale_in_place)
+    for _ in range(10):
+        jitted(np.arange(4.0), 2.0)
+        with pytest.raises(TypeError):
+            jitted(np.arange(4.0), "x")
