@@ -9,8 +9,8 @@ before any kernel runs, with NumPy's exception class.
 
 Floating-point errors are reported as NumPy's loops raise them (``_fp_errors``): dot,
 inner and tensordot as 'dot', matmul and the vector gufuncs under their own names,
-outer and kron as 'multiply', cross step by step; vdot and einsum (optimize=False)
-report nothing, as NumPy's.
+outer and kron as 'multiply', cross step by step, einsum(optimize=...) per pairwise
+step ('matmul' or 'multiply'); vdot and einsum(optimize=False) report nothing, as NumPy's.
 """
 import math
 import operator
@@ -76,6 +76,9 @@ def mm(a, b):
         if statically_known_true(math.prod(shape) == 1):   # not when k == 0 leaves no element
             return torch.sum(a.to(torch.float64).reshape(-1) * b.to(torch.float64).reshape(-1)).to(
                 torch.float32).reshape(shape)
+    block = _block_length(a, b) if a.dtype == torch.float32 and a.ndim and b.ndim else None
+    if block is not None:
+        return _vector_product(a, b) if block == 1 else _blocked_matmul(a, b, block)
     if a.is_floating_point() or a.is_complex() or a.device.type == "cpu":
         return torch.matmul(a, b)
     a2 = a.unsqueeze(0) if a.ndim == 1 else a
@@ -83,6 +86,60 @@ def mm(a, b):
     out = (a2.unsqueeze(-1) * b2.unsqueeze(-3)).sum(-2)
     if b.ndim == 1:
         out = out.squeeze(-1)
+    return out.squeeze(-2) if a.ndim == 1 else out
+
+
+#: A float32 contraction at least this long is summed in blocks (float32, as BLAS does),
+#: the blocks' sums added in float64: torch's CPU kernels for a narrow product sum the
+#: whole length in float32 (a (4, 10**6) by (10**6, 4) product of 0.1s: 1.35e-2 relative
+#: error; NumPy's BLAS 1.6e-5; in blocks 8e-7), and its wider products reach 2-3x NumPy's.
+_LONG = 4096
+#: Block lengths: short for narrow products (m or n at most ``_NARROW``), where torch's
+#: kernel adds one product at a time; longer for wider ones, whose GEMM blocks well
+#: enough within a block and would lose speed to many small ones.
+_NARROW, _NARROW_BLOCK, _WIDE_BLOCK = 16, 256, 4096
+
+
+def _block_length(a, b):
+    """The block length for float32 ``a @ b``, or None: short k, or a wide product (m and
+    n above ``_WIDE_BLOCK``) that BLAS blocks itself; 1 for a matrix times a vector."""
+    k = a.shape[-1]
+    m = a.shape[-2] if a.ndim > 1 else 1
+    n = b.shape[-1] if b.ndim > 1 else 1
+    if k < _LONG or min(m, n) > _WIDE_BLOCK:
+        return None
+    if min(m, n) == 1:
+        return 1   # a matrix times a vector: see _vector_product
+    block = _NARROW_BLOCK if min(m, n) <= _NARROW else _WIDE_BLOCK
+    return block if k >= 2 * block else None
+
+
+def _vector_product(a, b):
+    """A matrix times a vector (m or n is 1) as products summed by torch's reduction,
+    which sums in blocks (pairwise) where its matrix-vector kernel adds one at a time; a
+    compiled graph fuses the two. Blocks of a batched matmul would each be tiny calls."""
+    if b.ndim == 1:
+        return (a * b).sum(-1)
+    if a.ndim == 1:
+        return (a.unsqueeze(-1) * b).sum(-2)
+    if b.shape[-1] == 1:
+        return (a * b.transpose(-1, -2)).sum(-1, keepdim=True)
+    return (a.transpose(-1, -2) * b).sum(-2, keepdim=True)
+
+
+def _blocked_matmul(a, b, block):
+    """float32 ``a @ b`` summed over k in float32 blocks, the blocks in float64."""
+    a2 = a.unsqueeze(0) if a.ndim == 1 else a
+    b2 = b.unsqueeze(-1) if b.ndim == 1 else b
+    k = a2.shape[-1]
+    whole = k // block * block
+    heads = a2[..., :whole].unflatten(-1, (-1, block)).movedim(-2, -3)   # (..., blocks, m, block)
+    parts = torch.matmul(heads, b2[..., :whole, :].unflatten(-2, (-1, block)))   # (..., blocks, m, n)
+    total = parts.sum(-3, dtype=torch.float64)
+    if whole < k:
+        total = total + torch.matmul(a2[..., whole:], b2[..., whole:, :])
+    out = total.to(torch.float32)
+    out = out.squeeze(-1) if b.ndim == 1 else out
     return out.squeeze(-2) if a.ndim == 1 else out
 
 
@@ -544,8 +601,73 @@ def _explicit_einsum(spec, operands):
     return ",".join(terms) + "->" + output
 
 
+def _contracted_length(equation, arrays):
+    """How many products each element of an einsum's result sums (the contracted sizes)."""
+    inputs, output = equation.split("->")
+    sizes = {}
+    for term, x in zip(inputs.split(","), arrays):
+        before, _, after = term.partition("...")
+        labelled = list(zip(before, x.shape)) + list(zip(after, x.shape[x.ndim - len(after):]))
+        for label, size in labelled:
+            if label not in output:
+                sizes[label] = max(sizes.get(label, 1), size)
+    return math.prod(sizes.values())
+
+
+def _einsum_step(equation, operands):
+    """torch.einsum; a long float32 sum in float64 (as accurate as NumPy's)."""
+    if operands[0].dtype == torch.float32 and _contracted_length(equation, operands) >= _LONG:
+        return torch.einsum(equation, *(x.to(torch.float64) for x in operands)).to(torch.float32)
+    return torch.einsum(equation, *operands)
+
+
+def _concrete(arrays):
+    return all(isinstance(d, int) for x in arrays for d in x.shape)
+
+
+def _optimized_einsum(equation, operands, optimize):
+    """NumPy's einsum(optimize=...): its contraction path, each pair of operands
+    contracted by matmul or multiply (reporting as those ufuncs), other steps by einsum.
+    Returns the result and whether it may be a scalar (not after a matmul: NumPy's
+    reshaped matmul result stays a 0-d array)."""
+    try:   # NumPy 2.4's pairwise step; without it, one einsum
+        from numpy._core.einsumfunc import _parse_eq_to_batch_matmul
+    except ImportError:   # pragma: no cover - other NumPy versions
+        return _einsum_step(equation, operands), True
+    stand_ins = [numpy.broadcast_to(numpy.zeros((), numpy.float64), tuple(x.shape)) for x in operands]
+    _, contractions = numpy.einsum_path(equation, *stand_ins, optimize=optimize, einsum_call=True)
+    operands, scalar = list(operands), True
+    for indices, step, *_ in contractions:
+        pair = [operands.pop(i) for i in indices]
+        if len(pair) == 2:
+            result, scalar = _pairwise_einsum(_parse_eq_to_batch_matmul(step, *(tuple(x.shape) for x in pair)),
+                                              *pair)
+        else:
+            result, scalar = _einsum_step(step, pair), True
+        operands.append(result)
+    return operands[0], scalar
+
+
+def _pairwise_einsum(plan, a, b):
+    """NumPy's bmm_einsum of ``plan`` (_parse_eq_to_batch_matmul's): each operand's own
+    sums and transposes, then multiply (no shared index) or a batched matmul."""
+    eq_a, eq_b, shape_a, shape_b, shape_ab, perm_ab, pure_multiplication = plan
+    a = torch.einsum(eq_a, a) if eq_a is not None else a
+    b = torch.einsum(eq_b, b) if eq_b is not None else b
+    a = a.reshape(shape_a) if shape_a is not None else a
+    b = b.reshape(shape_b) if shape_b is not None else b
+    if pure_multiplication:
+        r = a * b
+        _fp_errors.check("multiply", [a, b], r)
+        return r, True
+    r = mm(a, b)
+    _fp_errors.contraction_check(a, b, r, "matmul")
+    r = r.reshape(shape_ab) if shape_ab is not None else r
+    return (r.permute(perm_ab) if perm_ab is not None else r), False
+
+
 def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=False):
-    """Einstein summation; ``optimize`` is accepted and left to torch's contraction order."""
+    """Einstein summation; with ``optimize`` NumPy's own contraction path and steps."""
     if not operands:
         raise TypeError("einsum() missing required argument 'subscripts' (pos 0)")
     spec, arrays = _split_einsum_args(operands)
@@ -564,9 +686,15 @@ def einsum(*operands, out=None, dtype=None, order="K", casting="safe", optimize=
         return arrays[0]._view(view) if view.ndim else finish(view.clone(), scalar=True)
     if dt.kind in "biu" and arrays[0].device.type != "cpu":
         raise UnsupportedError("integer einsum on a device without integer matrix products")
-    t = from_compute(torch.einsum(equation, *(to_compute(x._t, dt) for x in arrays)), dt)
+    operands = [to_compute(x._t, dt) for x in arrays]
+    scalar = True
+    if optimize is not False and len(arrays) > 1 and _concrete(arrays):
+        t, scalar = _optimized_einsum(equation, operands, optimize)
+    else:
+        t = _einsum_step(equation, operands)
+    t = from_compute(t, dt)
     if out is None:
-        return finish(t, scalar=True)
+        return finish(t, scalar=scalar)
     if not _promotion.can_cast(dt, out.dtype, casting):
         raise TypeError(f"Iterator requested dtype could not be cast from {dt!r} to {out.dtype!r}, the "
                         f"operand {len(arrays)} dtype, according to the rule '{casting}'")

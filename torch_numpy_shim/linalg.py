@@ -184,14 +184,49 @@ def tensorinv(a: ArrayLike, ind=2):
 def det(a: ArrayLike):
     _assert_stacked_square(a)
     compute, result = _common_type(a)
-    return _out(torch.linalg.det(_in(a, compute)), result, scalar=True)
+    x = _in(a, compute)
+    t = torch.linalg.det(x) + 0   # NumPy's det is sign * exp(logdet): +0.0 when singular
+    if _fp_errors.watching():
+        _fp_errors.report(_det_flags(x, t, torch.isnan(t)), "det")
+        if result is not compute:   # NumPy computes in double, then casts
+            _fp_errors.report(_narrowing_flags(t, cast_tensor(t, result)), "cast")
+    return _out(t, result, scalar=True)
+
+
+def _narrowing_flags(wide, narrow):
+    """NumPy's cast from double to single: overflow to inf, underflow below normal."""
+    if wide.is_complex():
+        wide, narrow = torch.view_as_real(wide), torch.view_as_real(narrow)
+    found = _fp_errors.OVERFLOW if bool((torch.isinf(narrow) & torch.isfinite(wide)).any()) else 0
+    small = (wide != 0) & (wide.abs() < torch.finfo(torch.float32).tiny)
+    return found | (_fp_errors.UNDERFLOW if bool(small.any()) else 0)
+
+
+def _det_flags(x, t, nan_result):
+    """NumPy's det and slogdet flag 'invalid' for a matrix holding NaN (its LU meets it)
+    or a NaN result, 'overflow' for an infinite det of finite values, 'underflow' when
+    |det| of finite values is below double's smallest normal."""
+    cells = x.flatten(-2)
+    nan_in, finite_in = torch.isnan(cells).any(-1), torch.isfinite(cells).all(-1)
+    found = _fp_errors.INVALID if bool((nan_in | nan_result).any()) else 0
+    if t is None:
+        return found
+    found |= _fp_errors.OVERFLOW if bool((torch.isinf(t) & finite_in).any()) else 0
+    if _fp_errors._wants_underflow() and finite_in.any():
+        logabsdet = torch.linalg.slogdet(x).logabsdet
+        low = (logabsdet < math.log(torch.finfo(logabsdet.dtype).tiny)) & torch.isfinite(logabsdet)
+        found |= _fp_errors.UNDERFLOW if bool((low & finite_in).any()) else 0
+    return found
 
 
 @normalizer
 def slogdet(a: ArrayLike):
     _assert_stacked_square(a)
     compute, result = _common_type(a)
-    sign, logabsdet = torch.linalg.slogdet(_in(a, compute))
+    x = _in(a, compute)
+    sign, logabsdet = torch.linalg.slogdet(x)
+    if _fp_errors.watching():
+        _fp_errors.report(_det_flags(x, None, torch.isnan(logabsdet)), "slogdet")
     return SlogdetResult(_out(sign, result, scalar=True), _out(logabsdet, _real(result), scalar=True))
 
 
@@ -550,7 +585,10 @@ def _reduce_abs(x, op, dims, keepdim=False, has_identity=True):
         zeros = torch.zeros(shape, dtype=absx.dtype)
         return zeros if keepdim else zeros.reshape([s for d, s in enumerate(shape) if d not in dims])
     fn = {"max": torch.amax, "min": torch.amin, "sum": torch.sum}[op]
-    return fn(absx, dim=tuple(dims), keepdim=keepdim)
+    total = fn(absx, dim=tuple(dims), keepdim=keepdim)
+    if op == "sum" and _fp_errors.watching():   # NumPy's add.reduce(abs(x))
+        _fp_errors.report(_fp_errors.reduction_flags("add", absx, list(dims), total), "reduce")
+    return total
 
 
 def _sum_squares(t, dims, keepdim=False, as_dot=False):
@@ -599,9 +637,25 @@ def _vector_norm(x, ord, axis, keepdims):
     if isinstance(ord, str):
         raise ValueError(f"Invalid norm order '{ord}' for vectors")
     power = ord if isinstance(ord, int) else float(ord)
-    total = torch.sum(torch.abs(x._t) ** power, axis, keepdim=keepdims)
+    absx = torch.abs(x._t)
+    powers = _reported_power(absx, power, False)
+    total = torch.sum(powers, axis, keepdim=keepdims)
+    if _fp_errors.watching():
+        _fp_errors.report(_fp_errors.reduction_flags("add", powers, [axis], total), "reduce")
     reciprocal = float(numpy.reciprocal(numpy.asarray(ord, dtype=_dtypes.from_torch(total.dtype).np)))
-    return total ** reciprocal
+    return _reported_power(total, reciprocal, total.ndim == 0)
+
+
+def _reported_power(t, exponent, scalar):
+    """t ** exponent reporting as NumPy's ``**=`` does: its fast paths for the Python
+    ints -1 and 2 are reciprocal and square; a NumPy scalar's is 'scalar power'."""
+    r = t ** exponent
+    if _fp_errors.watching():
+        fast = {-1: "reciprocal", 2: "square"} if isinstance(exponent, int) and not scalar else {}
+        name = fast.get(exponent, "power")
+        inputs = [t, torch.tensor(exponent, dtype=t.dtype)] if name == "power" else [t]
+        _fp_errors.check(name, inputs, r, report_as="scalar power" if scalar else name)
+    return r
 
 
 def _svd_norm(x, row, col, op):

@@ -1,12 +1,13 @@
-"""Products, differences and polynomials report floating-point errors as NumPy 2.4 does,
-checked against NumPy (category, message, count, order, FloatingPointError, handler
-calls, values) in five error states: dot, inner and tensordot as 'dot' (also with a 0-d
+"""Products, differences, polynomials and linalg report floating-point errors as NumPy 2.4
+does, checked against NumPy (category, message, count, order, FloatingPointError, handler
+calls, values) in six error states: dot, inner and tensordot as 'dot' (also with a 0-d
 operand); matmul, matvec, vecdot and vecmat under their own names; outer and kron as
-'multiply'; cross step by step (multiply, subtract); trace's add.reduce; vdot and
-einsum silent; diff, ediff1d (subtract), gradient (its subtract, divide, multiply and add
-steps, 'scalar ...' for a 1-D array's edges), polyval (multiply, then add or 'scalar
-add'), convolve and correlate silent; linalg's wrappers of these. Nothing is reported
-while torch traces."""
+'multiply'; cross step by step (multiply, subtract); trace's add.reduce; einsum with
+optimize per pairwise step (matmul or multiply, with NumPy's result types); vdot and
+einsum silent; diff, ediff1d (subtract), gradient (its subtract, divide, multiply and
+add steps, 'scalar ...' at a 1-D array's edges), polyval (multiply, then add or 'scalar
+add'); convolve and correlate silent; linalg's norm (dot, or multiply/power and reduce),
+det and slogdet. Nothing is reported while torch traces."""
 import warnings
 
 import numpy
@@ -91,6 +92,19 @@ CASES.update({
     "dot complex": lambda xp: xp.dot(_full(xp, 2, 1e200 + 0j, "complex128"), _full(xp, 2, 1e200, "complex128")),
     "dot int wraps quietly": lambda xp: xp.dot(_full(xp, 2, 2**62, "int64"), _full(xp, 2, 4, "int64")),
     "dot empty": lambda xp: xp.dot(_full(xp, 0, 1e200), _full(xp, 0, 1e200)),
+    "einsum optimize matmul": lambda xp: xp.einsum("ij,jk", _full(xp, (2, 2), 1e200), _full(xp, (2, 2), 1e200),
+                                                   optimize=True),
+    "einsum optimize scalar": lambda xp: xp.einsum("i,i", _full(xp, 2, 1e200), _full(xp, 2, 1e200), optimize=True),
+    "einsum optimize multiply": lambda xp: xp.einsum("i,j", _full(xp, 2, 1e200), _full(xp, 3, 1e200),
+                                                     optimize="greedy"),
+    "einsum optimize size-1 index": lambda xp: xp.einsum("i,i", _full(xp, 1, 1e200), _full(xp, 1, 1e200),
+                                                         optimize=True),
+    "einsum optimize three operands": lambda xp: xp.einsum("ij,jk,kl", _full(xp, (2, 3), 1e200), _full(xp, (3, 4), 1e200),
+                                                           _full(xp, (4, 2), 1.0), optimize=True),
+    "einsum optimize batch": lambda xp: xp.einsum("bij,bjk->bki", _full(xp, (2, 2, 3), 1e200),
+                                                  _full(xp, (2, 3, 2), 1e200), optimize=True),
+    "einsum optimize with a trace": lambda xp: xp.einsum("iij,jk", _full(xp, (2, 2, 3), 1e200),
+                                                         _full(xp, (3, 2), 1e200), optimize=True),
     "trace overflow": lambda xp: xp.trace(_full(xp, (2, 2), 1e308)),
     "trace float16": lambda xp: xp.trace(_full(xp, (2, 2), 6e4, "float16")),
     "cross 3-d": lambda xp: xp.cross(_a(xp, [1e200, 0, 0]), _a(xp, [0, 1e200, 0])),
@@ -180,6 +194,16 @@ NORMS = {
     "norm fro axes": lambda xp: xp.linalg.norm(_full(xp, (2, 2, 2), 1e200), axis=(1, 2)),
     "vector_norm": lambda xp: xp.linalg.vector_norm(_a(xp, [1e200, 1e200])),
     "matrix_norm": lambda xp: xp.linalg.matrix_norm(_a(xp, [[1e200, 0], [0, 1e200]])),
+    "norm ord 3": lambda xp: xp.linalg.norm(_a(xp, [1e200, 1.0]), 3),
+    "norm ord -1 of zero": lambda xp: xp.linalg.norm(_a(xp, [0.0, 1.0]), -1),
+    "norm ord -2 of zero": lambda xp: xp.linalg.norm(_a(xp, [0.0, 1.0]), -2),
+    "norm ord 0.5": lambda xp: xp.linalg.norm(_a(xp, [1e308, 1e308]), 0.5),
+    "norm ord 0.5 keepdims": lambda xp: xp.linalg.norm(_a(xp, [[1e308, 1e308]]), 0.5, axis=1, keepdims=True),
+    "norm ord -1 axis": lambda xp: xp.linalg.norm(_a(xp, [[0.0, 1.0], [2.0, 2.0]]), -1, axis=1),
+    "norm ord 1": lambda xp: xp.linalg.norm(_a(xp, [1e308, 1e308]), 1),
+    "norm ord 1 matrix": lambda xp: xp.linalg.norm(_a(xp, [[1e308, 1], [1e308, 1]]), 1),
+    "norm ord inf matrix": lambda xp: xp.linalg.norm(_a(xp, [[1e308, 1e308], [1, 1]]), INF),
+    "norm ord inf vector is quiet": lambda xp: xp.linalg.norm(_a(xp, [1e308, 1e308]), INF),
     "norm is quiet": lambda xp: xp.linalg.norm(_a(xp, [3.0, 4.0])),
     "norm inf operand is quiet": lambda xp: xp.linalg.norm(_a(xp, [INF, 1.0])),
 }
@@ -189,3 +213,27 @@ NORMS = {
 @pytest.mark.parametrize("case", sorted(NORMS))
 def test_norms_report_as_numpy(case, modes):
     check_reports(NORMS[case], modes)
+
+
+DETERMINANTS = {
+    "det overflow": lambda xp: xp.linalg.det(_a(xp, [[1e200, 0], [0, 1e200]])),
+    "det float32 overflows in the cast": lambda xp: xp.linalg.det(_a(xp, [[1e20, 0], [0, 1e20]], "float32")),
+    "det float32 is computed in double": lambda xp: xp.linalg.det(_a(xp, [[1e-30, 0], [0, 1e-30]], "float32")),
+    "det underflow": lambda xp: xp.linalg.det(_a(xp, [[1e-200, 0], [0, 1e-200]])),
+    "det NaN": lambda xp: xp.linalg.det(_a(xp, [[NAN, 0], [0, 1.0]])),
+    "det NaN float32": lambda xp: xp.linalg.det(_a(xp, [[NAN, 0], [0, 1.0]], "float32")),
+    "det inf is quiet": lambda xp: xp.linalg.det(_a(xp, [[INF, 0], [0, 1.0]])),
+    "det stack": lambda xp: xp.linalg.det(_a(xp, [[[1e200, 0], [0, 1e200]], [[1, 0], [0, 1]]])),
+    "det complex overflow": lambda xp: xp.linalg.det(_a(xp, [[1e200, 0], [0, 1e200j]], "complex128")),
+    "det singular is +0.0": lambda xp: xp.linalg.det(_a(xp, [[1.0, 2], [2, 4]])),
+    "det singular 3x3 is +0.0": lambda xp: xp.linalg.det(_a(xp, [[1.0, 2, 3], [4, 5, 6], [7, 8, 9]])),
+    "det singular complex": lambda xp: xp.linalg.det(_a(xp, [[1.0, 2], [2, 4]], "complex128")),
+    "slogdet NaN": lambda xp: xp.linalg.slogdet(_a(xp, [[NAN, 0], [0, 1.0]])).logabsdet,
+    "slogdet overflow is quiet": lambda xp: xp.linalg.slogdet(_a(xp, [[1e200, 0], [0, 1e200]])),
+}
+
+
+@pytest.mark.parametrize("modes", MODES, **_IDS)
+@pytest.mark.parametrize("case", sorted(DETERMINANTS))
+def test_determinants_report_as_numpy(case, modes):
+    check_reports(DETERMINANTS[case], modes)
