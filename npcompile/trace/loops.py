@@ -8,7 +8,7 @@ graph nodes (a loop of unknown trip count unrolls only while the graph stays tha
 and unrolled they cost Inductor less than the loop's body as a segment of its own
 (``unrolling_pays``: a graph costs ``config.loop_graph_cost_nodes`` nodes' worth). Otherwise the segment ends
 at the back edge and the loop's body becomes a segment of its own, traced once with
-the loop variable as a symbolic int and driven by the runtime (see runtime/loop_driver).
+the loop variable as a symbolic int and driven by the runtime (see runtime/break_steps).
 Compile time is then bounded by the size of the source, not by the trip count.
 
 ``range()`` of a symbolic int (``range(i + 1, n)`` in a body traced with ``i``

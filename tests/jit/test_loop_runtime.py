@@ -207,8 +207,41 @@ def counted_for(u, steps):
     return u
 
 
+def while_else(r, tol, limit):
+    n = 0
+    while np.max(np.abs(r)) > tol:
+        r = r * 0.5
+        n += 1
+        if n > limit:
+            break
+    else:
+        r = r + 1.0
+    return r, n
+
+
+def while_in_for(a, steps, tol):
+    for _ in range(steps):
+        a = a + 1.0
+        while np.max(np.abs(a)) > tol:
+            a = a * 0.5
+    return a
+
+
+def with_continue(r, tol):
+    while np.max(np.abs(r)) > tol:
+        r = r * 0.5
+        if np.min(r) > 0:
+            continue
+        r = r * 0.9
+    return r
+
+
 @pytest.mark.parametrize("fn, args", [
     (halve, (np.random.default_rng(0).standard_normal(64), 1e-30)),
+    (while_else, (np.linspace(-3, 3, 16), 1e-3, 100)),                       # the else runs
+    (while_else, (np.linspace(-3, 3, 16), 1e-3, 4)),                         # the break
+    (while_in_for, (np.linspace(-1, 2, 9), 6, 0.25)),                         # the exit lands on a back edge
+    (with_continue, (np.random.default_rng(2).standard_normal(12), 1e-6)),
     (halve, (np.zeros(8), 1.0)),                                             # no iteration
     (newton, (np.float64(1e3), np.float64(2.0), 1e-12)),
     (newton, (np.full(16, 1e3), np.full(16, 2.0), 1e-12)),                   # array dx: truth raises
