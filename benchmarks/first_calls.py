@@ -189,6 +189,24 @@ def _medians(rounds, numpy_runs):
     return f"; median {total:.2f}x" + (f" ({ran:.2f}x less run-queue wait)" if ran is not None else "")
 
 
+#: Blocked time worth printing (seconds over the N calls).
+BLOCKED_SHOWN = 0.02
+
+
+def blocked(run):
+    """Seconds the calls spent neither running nor waiting for a CPU (the GIL, a lock,
+    the disk), or None where the run lacks the split. A background compile's worker holds
+    the GIL while it traces or imports; a NumPy process spends none of its time here."""
+    if "cpu" not in run:
+        return None
+    return sum(max(0.0, t - w - c) for t, w, c in zip(run["times"], run["waits"], run["cpu"]))
+
+
+def _blocked(run):
+    seconds = blocked(run)
+    return f" (blocked {seconds:.3f} s)" if seconds is not None and seconds >= BLOCKED_SHOWN else ""
+
+
 def _line(name, runs):
     """One workload's line: per system, the total of the N calls in each round, its
     ratio to NumPy's total in the same round, and from which call it beats NumPy; with
@@ -206,7 +224,7 @@ def _line(name, runs):
             numpy_total = sum(numpy_run.get("times", [])) or None
             ratio = f" = {total / numpy_total:.2f}x NumPy" if numpy_total and label != "numpy" else ""
             since = faster_from(run["times"], numpy_run.get("times", run["times"])) if label != "numpy" else None
-            texts.append(f"{total:.3f} s{ratio}" + (f", faster from call {since}" if since else ""))
+            texts.append(f"{total:.3f} s{ratio}" + (f", faster from call {since}" if since else "") + _blocked(run))
         medians = _medians(rounds, numpy_runs) if label != "numpy" else ""
         parts.append(f"{label}: " + " | ".join(texts) + medians)
     return f"{name:24s} " + "; ".join(parts)

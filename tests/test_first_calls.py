@@ -46,3 +46,11 @@ def test_the_line_gives_median_ratios_over_rounds():
     assert "= 1.10x NumPy; median 1.10x (1.00x less run-queue wait)" in line
     one_round = first_calls._line("w", {"numpy": numpy_rounds[:1], "npcompile (cold)": system_rounds[:1]})
     assert "median" not in one_round
+
+
+def test_blocked_time_is_what_is_left_of_each_call_after_running_and_waiting():
+    run = {"times": [0.10, 0.30, 0.05], "waits": [0.05, 0.10, 0.02], "cpu": [0.05, 0.05, 0.04]}
+    assert abs(first_calls.blocked(run) - 0.15) < 1e-9   # the third call's -0.01 is clock skew, not time
+    assert first_calls.blocked({"times": [0.1]}) is None
+    line = first_calls._line("w", {"numpy": [{"times": [1.0]}], "npcompile-background (cold)": [run]})
+    assert "0.450 s = 0.45x NumPy, faster from call 1 (blocked 0.150 s)" in line
