@@ -1,6 +1,7 @@
 """Crossing the boundary: Python, NumPy and torch objects into shim arrays, and shim
 results back into exactly what NumPy returns (``to_numpy``)."""
 import builtins
+import contextlib
 import functools
 
 import numpy
@@ -8,6 +9,7 @@ import torch
 
 from . import _dtypes, _promotion
 from ._errors import UnsupportedError
+from ._fp_errors import tracing
 from ._ndarray import ndarray
 from ._promotion import PY_SCALARS
 
@@ -94,6 +96,14 @@ def _stack_nested(obj):
     return ndarray._wrap(torch.stack([cast_tensor(p._t, target) for p in parts]))
 
 
+def quiet_while_tracing():
+    """Where the shim has NumPy convert a constant (``numpy.asarray(1e300, float32)``):
+    NumPy reports the conversion's floating-point errors by its error state, but while
+    torch traces nothing may be reported, as the compiled code reports nothing on
+    later calls (npcompile/trace/fp_state.py)."""
+    return numpy.errstate(all="ignore") if tracing() else contextlib.nullcontext()
+
+
 def _scalar_tensor(value, dt):
     if isinstance(value, _SYM):
         return torch.scalar_tensor(value, dtype=dt.torch)
@@ -116,8 +126,12 @@ def asarray(obj, dtype=None, copy=None):
         copy = False
     elif dt is not None and isinstance(obj, PY_SCALARS + _SEQUENCES) and not _contains_traced(obj):
         # Python data with a dtype: NumPy converts (and refuses out-of-range ints) itself
-        return ndarray._wrap(_from_numpy_array(numpy.asarray(obj, dtype=dt.np), copy=True))
+        with quiet_while_tracing():
+            converted = numpy.asarray(obj, dtype=dt.np)
+        return ndarray._wrap(_from_numpy_array(converted, copy=True))
     elif isinstance(obj, PY_SCALARS + _SYM):
+        if dt is not None:
+            check_python_int_fits(obj, dt)
         out = ndarray._wrap(_scalar_tensor(obj, _default_dtype_of_python(obj)))
         copy = False
     elif isinstance(obj, _SEQUENCES):
@@ -153,11 +167,25 @@ def _default_dtype_of_python(value):
 
 
 def check_python_int_fits(value, dt):
-    """NumPy 2 refuses to convert an out-of-range Python int into a small dtype."""
-    if isinstance(value, int) and not isinstance(value, builtins.bool) and dt.kind in "iu":
+    """NumPy 2 refuses to convert an out-of-range Python int into a small dtype. A
+    dynamic int (a SymInt while npcompile traces) is compared the same way, which
+    guards the graph on the int's range: an int outside it traces again and raises."""
+    if dt.kind not in "iu" or isinstance(value, builtins.bool):
+        return
+    if isinstance(value, torch.SymInt):
+        if sym_int_out_of_range(value, dt):
+            raise OverflowError(f"Python integer {value.node.hint} out of bounds for {dt.name}")
+    elif isinstance(value, int):
         info = numpy.iinfo(dt.np)
         if not info.min <= value <= info.max:
             raise OverflowError(f"Python integer {value} out of bounds for {dt.name}")
+
+
+def sym_int_out_of_range(value, dt):
+    """A SymInt (int64 by construction) outside ``dt``'s range; only the bounds tighter
+    than int64's are compared, so an int64 target adds no guard."""
+    info = numpy.iinfo(dt.np)
+    return builtins.bool((info.min > -2 ** 63 and value < info.min) or (info.max < 2 ** 63 - 1 and value > info.max))
 
 
 def make_scalar(value, dt):
@@ -167,10 +195,11 @@ def make_scalar(value, dt):
         out = ndarray._wrap(cast_tensor(arr._t, dt, copy=True))
         out._scalar = out.ndim == 0
         return out
+    check_python_int_fits(value, dt)
     if isinstance(value, _SYM):
         return ndarray._wrap(_scalar_tensor(value, dt), scalar=True)
-    check_python_int_fits(value, dt)
-    np_value = dt.type._np_type(value)  # NumPy parses strings and checks ranges
+    with quiet_while_tracing():
+        np_value = dt.type._np_type(value)  # NumPy parses strings and checks ranges
     return ndarray._wrap(torch.from_numpy(numpy.asarray(np_value)).clone(), scalar=True)
 
 

@@ -20,6 +20,7 @@ from torch.multiprocessing.reductions import StorageWeakRef
 from . import _coerce, _dtypes, _flipped, _promotion
 from ._detours import movable
 from ._errors import ComplexWarning, raise_if
+from ._fp_errors import tracing
 from ._ndarray import ndarray
 from ._normalize import NO_VALUE, ArrayLike, OutArray, normalize_axis, normalizer, write_out
 from ._numpy_version import NUMPY_2_5
@@ -361,18 +362,75 @@ def _value_tensor(value, dt, path, ndim):
     """``value`` as a tensor of dtype ``dt``, converted as NumPy's setitem does on
     ``path``: "element" (one element), "basic" (a view of ``ndim`` dims) or "fancy"."""
     if _is_host_value(value):
-        if path == "element" or (path == "basic" and isinstance(value, numpy.generic)):
-            scratch = numpy.empty(1, dt.np)  # NumPy's own single-item conversion and errors
-            scratch[0] = value
-            return _coerce.asarray(scratch.reshape(()))._t
-        if path == "basic" and isinstance(value, (list, tuple)) and numpy.array(value, dtype=object).ndim > ndim:
-            raise ValueError("setting an array element with a sequence. The requested array would "
-                             f"exceed the maximum number of dimension of {ndim}.")
-        return _coerce.asarray(numpy.array(value, dtype=dt.np))._t
+        with _coerce.quiet_while_tracing():
+            return _host_value_tensor(value, dt, path, ndim)
+    if _converts_by_int(value, dt, path) and not tracing():
+        return _value_tensor(_coerce.to_numpy(value), dt, path, ndim)   # NumPy's int() and checks
     t = _cast_values(value, dt)
     if path == "element" and t.ndim:
         raise ValueError("setting an array element with a sequence.")
     return t
+
+
+def _host_value_tensor(value, dt, path, ndim):
+    """Python or NumPy data converted by NumPy itself, with its errors and warnings."""
+    if path == "element" or (path == "basic" and isinstance(value, numpy.generic)):
+        scratch = numpy.empty(1, dt.np)  # NumPy's own single-item conversion and errors
+        scratch[0] = value
+        return _coerce.asarray(scratch.reshape(()))._t
+    if path == "basic" and isinstance(value, (list, tuple)) and numpy.array(value, dtype=object).ndim > ndim:
+        raise ValueError("setting an array element with a sequence. The requested array would "
+                         f"exceed the maximum number of dimension of {ndim}.")
+    return _coerce.asarray(numpy.array(value, dtype=dt.np))._t
+
+
+def _converts_by_int(value, dt, path):
+    """A NumPy scalar stored as one item into a signed integer array: NumPy converts
+    it with Python's ``int()`` and range-checks the int, where an array is cast."""
+    return path != "fancy" and dt.kind == "i" and isinstance(value, ndarray) and value._scalar
+
+
+def _store_check(value, dt, path):
+    """The checks NumPy makes on a traced scalar it stores into an integer array: a
+    dynamic int's range (a guard), else a bool tensor for the compiled call to check
+    (``raise_if``: when it holds, the call runs as written and NumPy raises), or None."""
+    if isinstance(value, torch.SymInt):
+        _coerce.check_python_int_fits(value, dt)
+        return None
+    if isinstance(value, torch.SymFloat) and dt.kind in "iu":
+        fails = _int_conversion_fails(torch.scalar_tensor(value, dtype=torch.float64), dt)
+    elif _converts_by_int(value, dt, path) and tracing():
+        fails = _int_conversion_fails(value._t, dt)
+    else:
+        return None
+    if fails is not None:
+        raise_if(fails, OverflowError(f"value out of bounds for {dt.name}"))
+    return fails
+
+
+def _int_conversion_fails(t, dt):
+    """Where NumPy's store of one scalar into an integer array fails: it converts the
+    value with Python's ``int()`` (ValueError for NaN, OverflowError for infinities) and
+    refuses an int outside ``dt`` (OverflowError). A bool tensor, or None when no value
+    of ``t``'s dtype can fail. The compiled call checks it (``raise_if``) and leaves the
+    call to NumPy when it holds, so NumPy raises its own error."""
+    if t.is_complex():
+        t = torch.real(t)
+    info = numpy.iinfo(dt.np)
+    if t.is_floating_point():
+        t = t.to(torch.float64)
+        whole = torch.trunc(t)   # the bounds are powers of two, exact in float64
+        return ~torch.isfinite(t) | (whole < float(info.min)) | (whole >= float(info.max) + 1)
+    if t.dtype == torch.bool:
+        return None
+    source = numpy.iinfo(_dtypes.from_torch(t.dtype).np)
+    if info.min <= source.min and source.max <= info.max:
+        return None
+    if t.dtype == torch.uint64:   # above int64's range as the bits' sign
+        bits = t.view(torch.int64)
+        return (bits < 0) | (bits > info.max)
+    wide = t.to(torch.int64)
+    return (wide < info.min) | (wide > info.max)
 
 
 def _broadcast_value(v, shape):
@@ -415,10 +473,14 @@ def setitem(arr, key, value):
         path = "basic"
     else:
         path = "fancy"
+    fails = _store_check(value, dt, path)
     if not key.advanced:
         v = _value_tensor(value, dt, path, view.ndim)
         v = _detach_from(movable(_broadcast_value(v, view.shape)), arr, value)
-        view.copy_(torch.flip(v, key.flips) if key.flips else v)
+        v = torch.flip(v, key.flips) if key.flips else v
+        if fails is not None:   # checked after the graph ran: a failing store leaves the target as it was
+            v = torch.where(fails, view, v)
+        view.copy_(v)
         return
     v = None
     if key.single_mask:
@@ -542,7 +604,8 @@ def _checked_mode(idx, n, mode, error):
 def _converted_values(values, dt):
     """Values to store into an array of dtype ``dt``, converted as NumPy's put does."""
     if _is_host_value(values):
-        return _coerce.asarray(numpy.array(values, dtype=dt.np))._t
+        with _coerce.quiet_while_tracing():
+            return _coerce.asarray(numpy.array(values, dtype=dt.np))._t
     return _cast_values(values, dt)
 
 

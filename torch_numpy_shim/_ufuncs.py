@@ -15,7 +15,7 @@ import warnings
 import numpy
 import torch
 
-from . import _dtypes, _flipped, _fp_errors, _promotion
+from . import _coerce, _dtypes, _flipped, _fp_errors, _promotion
 from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor, numpy_target, writes_numpy
 from ._errors import UFuncInputCastingError, UFuncOutputCastingError, UnsupportedError
@@ -60,12 +60,16 @@ _WHERE_WITHOUT_OUT = ("'where' used without 'out', expect " + ("uninitialized" i
 
 def _scalar_tensor(value, dt):
     """A weak Python scalar as a 0-d tensor of the loop dtype: NumPy converts the value
-    (OverflowError for out-of-range ints), torch then holds that exact value."""
+    (OverflowError for out-of-range ints), torch then holds that exact value. A dynamic
+    int (SymInt) is range-checked as NumPy checks an int, by a guard; a constant is
+    converted quietly while torch traces (the compiled code reports no cast overflow)."""
     if type(value) in _SYM_TYPES:
+        _coerce.check_python_int_fits(value, dt)
         return torch.scalar_tensor(value, dtype=dt.torch)
     if dt.kind == "b" and type(value) is int and not -2 ** 63 <= value < 2 ** 63:
         raise OverflowError("Python int too large to convert to C long")
-    converted = numpy.asarray(value, dtype=dt.np)
+    with _coerce.quiet_while_tracing():
+        converted = numpy.asarray(value, dtype=dt.np)
     return torch.tensor(converted.item(), dtype=dt.torch)
 
 
@@ -84,9 +88,12 @@ def _identity_tensor(value, dt):
 
 
 def _int_out_of_range(value, dt):
-    if not isinstance(value, int) or isinstance(value, builtins.bool) or dt.kind not in "iu":
+    """Where a Python int (or a dynamic one, guarded) lies against ``dt``'s range."""
+    if not isinstance(value, (int, torch.SymInt)) or isinstance(value, builtins.bool) or dt.kind not in "iu":
         return None
     info = numpy.iinfo(dt.np)
+    if isinstance(value, torch.SymInt) and not _coerce.sym_int_out_of_range(value, dt):
+        return None
     if value > info.max:
         return "above"
     if value < info.min:
