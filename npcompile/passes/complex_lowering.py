@@ -162,10 +162,11 @@ class _Rewrite:
         both parts of the values it came from, so in a loop (``z = z * z + c``) an
         inlined part repeats the previous steps' work and Inductor's code generation,
         which replays every inlined op per kernel, grows with the loop. Stored with
-        Inductor's stride-order prim (a clone would be dropped as a no-op); parts
-        with symbolic strides are left inlined."""
+        Inductor's stride-order prim (a clone would be dropped as a no-op); parts with
+        symbolic strides are left inlined, and so are overlapping ones (an expanded value:
+        the prim cannot write memory that several elements share)."""
         strides = [static_strides(p.meta["val"]) for p in parts]
-        if None in strides:
+        if None in strides or any(_broadcast(p.meta["val"]) for p in parts):
             return parts
         return tuple(self.op(inductor_prims.force_stride_order, p, ss) for p, ss in zip(parts, strides))
 
@@ -251,6 +252,11 @@ def _output_views(graph):
             kept.add(node)
             node = node.args[0]
     return kept
+
+
+def _broadcast(value):
+    """Whether elements of ``value`` share memory (a dim of stride 0 and size over 1)."""
+    return any(stride == 0 and size != 1 for size, stride in zip(value.shape, value.stride()))
 
 
 def _memory_order(value):

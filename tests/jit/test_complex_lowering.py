@@ -326,3 +326,21 @@ def test_torch_compile_graph_matches_numpy():
                 (an * bn).astype(np.complex64), an == bn)
     for g, want in zip(got, expected):
         assert_same(want, g.resolve_conj().numpy())
+
+
+def test_expanded_values_read_by_several_ops_stay_inlined():
+    """An expanded value has parts whose elements share memory, which the stride-order
+    prim that stores parts cannot write (issue 13: ``a[::2] = 1`` on a complex array):
+    its parts stay inlined."""
+    a = torch.from_numpy(_array((3, 4)))
+
+    def fn(a):
+        row = (a.sum(0) * 2).expand(3, 4)
+        return row + a, row * a
+
+    gm, left = _split(fn, a)
+    assert left <= BOUNDARY
+    stored = [n for n in gm.graph.nodes if n.target is inductor_prims.force_stride_order]
+    assert all(0 not in n.args[1] for n in stored)
+    for got, want in zip(gm(a), fn(a)):
+        torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12)

@@ -259,8 +259,5 @@ def test_layouts_under_inductor(layouts):
 
 
 @pytest.mark.inductor
-@pytest.mark.xfail(strict=True, reason="npcompile/passes/complex_lowering.py stores an expanded complex value through "
-                                       "Inductor's stride-order prim, which refuses stride 0 (the pass's owner fixes "
-                                       "it); the runtime runs the graph op by op and warns")
 def test_complex_slice_write_compiles_under_inductor():
     check_jit_calls(write_every_other, [(np.zeros((1, 2), np.complex128),)], backend="inductor")
