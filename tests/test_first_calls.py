@@ -54,3 +54,9 @@ def test_blocked_time_is_what_is_left_of_each_call_after_running_and_waiting():
     assert first_calls.blocked({"times": [0.1]}) is None
     line = first_calls._line("w", {"numpy": [{"times": [1.0]}], "npcompile-background (cold)": [run]})
     assert "0.450 s = 0.45x NumPy, faster from call 1 (blocked 0.150 s)" in line
+
+
+def test_numpy_with_npcompiles_malloc_thresholds_runs_the_function_as_written(tmp_path):
+    run = first_calls.run_child("softmax", first_calls.NUMPY_KEPT_MEMORY, 2, "tiny", str(tmp_path))
+    assert "error" not in run and len(run["times"]) == 2
+    assert first_calls._wrap(first_calls.NUMPY_KEPT_MEMORY, len) is len
