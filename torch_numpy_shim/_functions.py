@@ -315,7 +315,13 @@ def _correlate_core(a, v, mode, dt, flip_kernel=False):
     a, v = _int_image(a).to(work), _int_image(v).to(work)
     padded = torch.cat([a.new_zeros(left), a, a.new_zeros(right)])
     windows = padded.unfold(0, n, 1)
-    out = (windows & v).any(-1) if work == torch.bool else (windows * v).sum(-1)
+    if work == torch.bool:
+        out = (windows & v).any(-1)
+    else:   # NumPy multiplies only where the operands overlap: no inf * 0 from the padding
+        inside = torch.cat([torch.zeros(left, dtype=torch.bool), torch.ones(a.shape[0], dtype=torch.bool),
+                            torch.zeros(right, dtype=torch.bool)]).to(a.device).unfold(0, n, 1)
+        products = windows * v
+        out = (torch.where(inside, products, 0) if left or right else products).sum(-1)
     if inverted:
         out = out.flip(0)
     return _image_as(out, dt, dt) if dt.kind == "u" else cast_tensor(out, dt)

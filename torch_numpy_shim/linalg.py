@@ -185,9 +185,12 @@ def det(a: ArrayLike):
     _assert_stacked_square(a)
     compute, result = _common_type(a)
     x = _in(a, compute)
-    t = torch.linalg.det(x) + 0   # NumPy's det is sign * exp(logdet): +0.0 when singular
+    sign, logabsdet = torch.linalg.slogdet(x)
+    # NumPy's formula, sign * exp(logdet), with its +0.0 for a zero pivot (even beside inf)
+    singular = (sign == 0) & ~torch.isnan(x).flatten(-2).any(-1)
+    t = torch.where(singular, 0, sign * torch.exp(logabsdet))
     if _fp_errors.watching():
-        _fp_errors.report(_det_flags(x, t, torch.isnan(t)), "det")
+        _fp_errors.report(_det_flags(x, t, logabsdet), "det")
         if result is not compute:   # NumPy computes in double, then casts
             _fp_errors.report(_narrowing_flags(t, cast_tensor(t, result)), "cast")
     return _out(t, result, scalar=True)
@@ -202,21 +205,18 @@ def _narrowing_flags(wide, narrow):
     return found | (_fp_errors.UNDERFLOW if bool(small.any()) else 0)
 
 
-def _det_flags(x, t, nan_result):
+def _det_flags(x, t, logabsdet):
     """NumPy's det and slogdet flag 'invalid' for a matrix holding NaN (its LU meets it)
-    or a NaN result, 'overflow' for an infinite det of finite values, 'underflow' when
-    |det| of finite values is below double's smallest normal."""
+    or a NaN result; det also 'overflow' and 'underflow' in exp(logdet) of finite values."""
     cells = x.flatten(-2)
     nan_in, finite_in = torch.isnan(cells).any(-1), torch.isfinite(cells).all(-1)
-    found = _fp_errors.INVALID if bool((nan_in | nan_result).any()) else 0
+    nan_out = torch.isnan(logabsdet) if t is None else torch.isnan(t)
+    found = _fp_errors.INVALID if bool((nan_in | nan_out).any()) else 0
     if t is None:
         return found
     found |= _fp_errors.OVERFLOW if bool((torch.isinf(t) & finite_in).any()) else 0
-    if _fp_errors._wants_underflow() and finite_in.any():
-        logabsdet = torch.linalg.slogdet(x).logabsdet
-        low = (logabsdet < math.log(torch.finfo(logabsdet.dtype).tiny)) & torch.isfinite(logabsdet)
-        found |= _fp_errors.UNDERFLOW if bool((low & finite_in).any()) else 0
-    return found
+    low = (logabsdet < math.log(torch.finfo(logabsdet.dtype).tiny)) & torch.isfinite(logabsdet)
+    return found | (_fp_errors.UNDERFLOW if bool((low & finite_in).any()) else 0)
 
 
 @normalizer
@@ -226,7 +226,7 @@ def slogdet(a: ArrayLike):
     x = _in(a, compute)
     sign, logabsdet = torch.linalg.slogdet(x)
     if _fp_errors.watching():
-        _fp_errors.report(_det_flags(x, None, torch.isnan(logabsdet)), "slogdet")
+        _fp_errors.report(_det_flags(x, None, logabsdet), "slogdet")
     return SlogdetResult(_out(sign, result, scalar=True), _out(logabsdet, _real(result), scalar=True))
 
 

@@ -142,6 +142,9 @@ CASES.update({
     "polyval float32": lambda xp: xp.polyval(_a(xp, [3e38, 1], "float32"), _a(xp, [2, 3], "float32")),
     "convolve is quiet": lambda xp: xp.convolve(_full(xp, 3, 1e200), _full(xp, 3, 1e200)),
     "convolve inf * 0 is quiet": lambda xp: xp.convolve(_a(xp, [INF, 0]), _a(xp, [0.0, 1])),
+    "convolve never multiplies the padding": lambda xp: xp.convolve(_a(xp, [INF, 0, 1, INF]), _a(xp, [0, INF, 1, INF])),
+    "correlate never multiplies the padding": lambda xp: xp.correlate(_a(xp, [INF, 0, 1, INF]), _a(xp, [0, INF, 1.0]),
+                                                                      "same"),
     "correlate is quiet": lambda xp: xp.correlate(_full(xp, 3, 1e200), _full(xp, 3, 1e200), "full"),
     "cumprod": lambda xp: xp.cumprod(_full(xp, 3, 1e200)),
     "linalg.norm": lambda xp: xp.linalg.norm(_a(xp, [1e200, 1e200])),
@@ -228,6 +231,8 @@ DETERMINANTS = {
     "det singular is +0.0": lambda xp: xp.linalg.det(_a(xp, [[1.0, 2], [2, 4]])),
     "det singular 3x3 is +0.0": lambda xp: xp.linalg.det(_a(xp, [[1.0, 2, 3], [4, 5, 6], [7, 8, 9]])),
     "det singular complex": lambda xp: xp.linalg.det(_a(xp, [[1.0, 2], [2, 4]], "complex128")),
+    "det zero pivot beside inf is +0.0": lambda xp: xp.linalg.det(_a(xp, [[INF, 0], [0, 0.0]])),
+    "det underflow keeps its sign": lambda xp: xp.linalg.det(_a(xp, [[0, 1e-200], [1e-200, 0]])),
     "slogdet NaN": lambda xp: xp.linalg.slogdet(_a(xp, [[NAN, 0], [0, 1.0]])).logabsdet,
     "slogdet overflow is quiet": lambda xp: xp.linalg.slogdet(_a(xp, [[1e200, 0], [0, 1e200]])),
 }
