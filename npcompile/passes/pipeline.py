@@ -49,13 +49,14 @@ def post_grad_passes():
     from .complex_lowering import SplitComplex
     from .fast_tanh import TanhFromExp
     from .host_blas import UseHostBlas
+    from .masked_reductions import MaskedReductions
     from .rolls import InnermostRollsAsSlices
     from .scatter_writes import WriteScattersInPlace
     from .stencils import StoreStencilInputs
 
     return torch._inductor.config.patch(
-        post_grad_custom_pre_pass=_then_users([SplitComplex(), UseHostBlas(), TanhFromExp(), InnermostRollsAsSlices(),
-                                               StoreStencilInputs(), WidenBytes()],
+        post_grad_custom_pre_pass=_then_users([MaskedReductions(), SplitComplex(), UseHostBlas(), TanhFromExp(),
+                                               InnermostRollsAsSlices(), StoreStencilInputs(), WidenBytes()],
                                               "post_grad_custom_pre_pass"),
         post_grad_custom_post_pass=_then_users([WriteScattersInPlace()], "post_grad_custom_post_pass"))
 
