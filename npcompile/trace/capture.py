@@ -271,7 +271,8 @@ def _untraceable_fp_state(tracer):
 
 
 def mutated_inputs(gm):
-    """Indices of the graph's placeholders that some op writes into."""
+    """Indices of the graph's placeholders that some op writes into, itself or through
+    a view of it (``a[1] = v`` writes into a select of ``a``)."""
     placeholders = [n for n in gm.graph.nodes if n.op == "placeholder"]
     written = set()
     for node in gm.graph.nodes:
@@ -279,6 +280,19 @@ def mutated_inputs(gm):
         if schema is None or not schema.is_mutable:
             continue
         for argument, value in zip(schema.arguments, node.args):
-            if argument.alias_info is not None and argument.alias_info.is_write and value in placeholders:
-                written.add(placeholders.index(value))
+            if argument.alias_info is not None and argument.alias_info.is_write:
+                base = _viewed_placeholder(value, placeholders)
+                if base is not None:
+                    written.add(placeholders.index(base))
     return sorted(written)
+
+
+def _viewed_placeholder(value, placeholders):
+    """The placeholder ``value`` is, or is a chain of views of (ops whose result aliases
+    their first argument), else None."""
+    while value not in placeholders:
+        schema = getattr(value.target, "_schema", None) if getattr(value, "op", None) == "call_function" else None
+        if schema is None or not schema.returns or schema.returns[0].alias_info is None or not value.args:
+            return None
+        value = value.args[0]
+    return value
