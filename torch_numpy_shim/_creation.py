@@ -85,7 +85,8 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
         raise ValueError("Unable to avoid copy while creating an array as requested.")
     if dtype is not None and isinstance(a, (list, tuple, int, float, complex)) and not _coerce._contains_traced(a):
         # NumPy converts Python data straight into the dtype: out-of-range ints raise
-        np_data = numpy.asarray(a, dtype=_dtypes._as_dtype(dtype).np)
+        with _coerce.quiet_while_tracing():   # the conversion's FP report belongs to eager calls
+            np_data = numpy.asarray(a, dtype=_dtypes._as_dtype(dtype).np)
         return ndarray._wrap(_coerce._from_numpy_array(np_data, copy=True))
     return _coerce.asarray(a, dtype, copy)
 
