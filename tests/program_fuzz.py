@@ -108,6 +108,23 @@ def items(v, log):
     for i in range(2):
         log.append(("item", i))
         yield round(float(v[i]), 6)
+
+
+def loud_items(v, log):
+    try:
+        for i in range(3):
+            print("yield", i)
+            yield round(float(v[i]), 6)
+    finally:
+        log.append("generator closed")
+
+
+def returns_in_finally(v):
+    try:
+        print("returns in finally")
+        raise KeyError("swallowed")
+    finally:
+        return v + 1
 '''
 
 CAPTURED = ["x = x * 1.5 - y", "y = np.sin(x) + y", "x = np.maximum(x, y) / 2", "z = x.sum() * y",
@@ -130,7 +147,24 @@ COMPREHENSIONS = ["z = [round(float(v), 6) for v in x if v > 0]", "z = [round(fl
                   "for t in (v + 1 for v in y):\n    log.append(round(float(t), 6))",
                   "z = [w for v in x if (w := round(float(v), 3)) > 0]",
                   "z = [(lambda q: q * 2)(v) for v in range(n, n + 2)]",
-                  "for t in items(x, log):\n    print('item', t, len(log))", "z = sum(items(y, log))"]
+                  "for t in items(x, log):\n    print('item', t, len(log))", "z = sum(items(y, log))",
+                  "z = [v for v in x if print('c', round(float(v), 3)) or v > 0]",
+                  "z = [[round(float(a * b), 6) for a in x[:2]] for b in y[:2]]",
+                  "g = (round(float(v), 6) for v in x)\nprint('g')\nz = list(g)",
+                  "z = {k: [w for w in range(k)] for k in range(n + 2)}"]
+GENERATORS = ["z = list(loud_items(x, log))", "z = sum(loud_items(y, log))",
+              "for t in loud_items(x, log):\n    if t > 0:\n        break\n    log.append(t)",
+              "gen = loud_items(y, log)\nz = next(gen)\nlog.append(len(log))\ngen.close()",
+              "it = iter(log)\nprint('it')\nz = next(it, None)"]
+FLOW = ["for j in range(2):\n    try:\n        print('j', j)\n        if j == 0:\n            continue\n        z = j\n"
+        "    finally:\n        log.append(('fj', j))",
+        "for j in range(3):\n    try:\n        if j == 1:\n            break\n        print('j', j)\n"
+        "    finally:\n        log.append(('bj', j))",
+        "try:\n    print('t')\n    raise ValueError('tf')\nfinally:\n    log.append('fin')",
+        "x = returns_in_finally(x)",
+        "with Recorder(events, 'ws', suppress=True):\n    print('ws')\n    raise ValueError('suppressed')",
+        "with lock:\n    with Recorder(events, 'inner'):\n        print('nested')\n        z = n",
+        "z = sys.exc_info()[0]"]
 MATCHES = ["match n:\n    case 0:\n        y = y + 1\n    case int(k) if k > 1:\n        z = k\n"
            "    case _:\n        print('m', n)",
            "match log:\n    case [first, *rest]:\n        z = len(rest)\n    case []:\n        x = x * 2",
@@ -138,12 +172,16 @@ MATCHES = ["match n:\n    case 0:\n        y = y + 1\n    case int(k) if k > 1:\
            "    case (_, int(k)):\n        n = k + 1",
            "match {'n': n, 'a': x}:\n    case {'n': 0, **others}:\n        z = len(others)\n"
            "    case {'a': a}:\n        x = a + 1"]
-WALRUS = ["if (n := len(log)) > 1:\n    y = y + n", "z = (m := float(x[0])) * 2 + m"]
+WALRUS = ["if (n := len(log)) > 1:\n    y = y + n", "z = (m := float(x[0])) * 2 + m",
+          "if any((w2 := v) > 0 for v in x):\n    z = round(float(w2), 6)"]
 DEFAULTS = ["acc.append(len(acc))", "acc.append(round(float(x.sum()), 3))", "del acc[:-3]",
             "counter = counter + n + 1", "log.append(counter)"]
 CLOSURES = ["def inner(v):\n    return v * 2 + y\nx = inner(x)",
             "def inner2(v):\n    print('inner', n)\n    return v + 1\nx = inner2(x)",
-            "def bump():\n    nonlocal n\n    n = n + 1\nbump()"]
+            "def bump():\n    nonlocal n\n    n = n + 1\nbump()",
+            "def reader():\n    return n * 2\nprint('r')\nz = reader()",
+            "def bump2():\n    nonlocal n\n    print('bump')\n    n = n + 1\nbump2()",
+            "f = lambda v, k=n: v + k\nprint('l')\nx = f(x)"]
 IN_HANDLER = ["log.append(('caught', type(e).__name__, str(e)))", "raise", "raise FuzzError('wrapped') from e",
               "log.append(sys.exc_info()[0].__name__)", "print('handling', type(e).__name__)",
               "raise ValueError('inside handler')"]
@@ -177,7 +215,8 @@ class _Context:
 
 def _leaf(draw, ctx):
     kind = draw(st.sampled_from(["captured", "break", "raise", "comprehension", "walrus", "default", "closure",
-                                 "return", "loop_control", "handler", "match", "alias"]))
+                                 "return", "loop_control", "handler", "match", "alias", "generator",
+                                 "flow"]))
     if kind == "captured":
         return draw(st.sampled_from(CAPTURED)).split("\n")
     if kind == "break":
@@ -198,6 +237,10 @@ def _leaf(draw, ctx):
         return draw(st.sampled_from(CLOSURES)).split("\n")
     if kind == "alias":
         return draw(st.sampled_from(ALIASES)).split("\n")
+    if kind == "generator":
+        return draw(st.sampled_from(GENERATORS)).split("\n")
+    if kind == "flow":
+        return draw(st.sampled_from(FLOW)).split("\n")
     if kind == "return":
         condition = draw(st.sampled_from([None, "x[1] > 0", "n > 0"]))
         return [RETURN] if condition is None else [f"if {condition}:", "    " + RETURN]
