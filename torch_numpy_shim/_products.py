@@ -102,7 +102,9 @@ _NARROW, _NARROW_BLOCK, _WIDE_BLOCK = 16, 256, 4096
 
 def _block_length(a, b):
     """The block length for float32 ``a @ b``, or None: short k, or a wide product (m and
-    n above ``_WIDE_BLOCK``) that BLAS blocks itself; 1 for a matrix times a vector."""
+    n above ``_WIDE_BLOCK``) that BLAS blocks itself; 1 for a matrix times a vector. In
+    a traced graph a wider product than ``_NARROW`` stays one mm (blocks of it took 1.8x
+    the time under Inductor, whose product was as accurate as NumPy's there)."""
     k = a.shape[-1]
     m = a.shape[-2] if a.ndim > 1 else 1
     n = b.shape[-1] if b.ndim > 1 else 1
@@ -110,21 +112,30 @@ def _block_length(a, b):
         return None
     if min(m, n) == 1:
         return 1   # a matrix times a vector: see _vector_product
+    if min(m, n) > _NARROW and _fp_errors.tracing():
+        return None   # one mm, which Inductor's host-BLAS pass may hand to NumPy's BLAS
     block = _NARROW_BLOCK if min(m, n) <= _NARROW else _WIDE_BLOCK
     return block if k >= 2 * block else None
 
 
 def _vector_product(a, b):
-    """A matrix times a vector (m or n is 1) as products summed by torch's reduction,
-    which sums in blocks (pairwise) where its matrix-vector kernel adds one at a time; a
-    compiled graph fuses the two. Blocks of a batched matmul would each be tiny calls."""
+    """A matrix times a vector (m or n is 1): float32 products, summed by torch's eager
+    reduction (pairwise: within a few ulps; a float64 one takes 30x as long there) or, in
+    a traced graph, in float64 (Inductor fuses it with the products; its float32 lanes
+    would sum in float32, see _ufunc_kernels.float_sum). Blocks of a batched matmul would
+    each be a tiny call."""
     if b.ndim == 1:
-        return (a * b).sum(-1)
-    if a.ndim == 1:
-        return (a.unsqueeze(-1) * b).sum(-2)
-    if b.shape[-1] == 1:
-        return (a * b.transpose(-1, -2)).sum(-1, keepdim=True)
-    return (a.transpose(-1, -2) * b).sum(-2, keepdim=True)
+        products, dim = a * b, -1
+    elif a.ndim == 1:
+        products, dim = a.unsqueeze(-1) * b, -2
+    elif b.shape[-1] == 1:
+        products, dim = a * b.transpose(-1, -2), -1
+    else:
+        products, dim = a.transpose(-1, -2) * b, -2
+    keep = a.ndim > 1 and b.ndim > 1
+    if not _fp_errors.tracing():
+        return products.sum(dim, keepdim=keep)
+    return products.sum(dim, keepdim=keep, dtype=torch.float64).to(torch.float32)
 
 
 def _blocked_matmul(a, b, block):
