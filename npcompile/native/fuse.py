@@ -134,22 +134,32 @@ def lines(token, fusion, prefix, into=None):
                  if n >= 3 and fusion.leaves[i][2] >= 3]
         body.append(f"{token} = np.empty({shape}, {dt})")
 
-    return body + loop_nest(token, fusion, var, same)
+    return body + loop_nest(token, fusion, var, same, prefix)
 
 
-def loop_nest(token, fusion, var, same, dtype=None):
+def access(prefix, array, indices, value=None):
+    """``array[indices]`` read (or ``value`` stored) without a bounds check (support.py):
+    every index of a fused loop is in range by construction. Up to 3-D; beyond, checked."""
+    if len(indices) > 3:
+        return f"{array}[{', '.join(indices)}]" + ("" if value is None else f" = {value}")
+    if value is None:
+        return f"{prefix}ld{len(indices)}({array}, {', '.join(indices)})"
+    return f"{prefix}st{len(indices)}({array}, {', '.join(indices)}, {value})"
+
+
+def loop_nest(token, fusion, var, same, prefix, dtype=None):
     """``token[i...] = element`` over the result's shape (cast to ``dtype`` if given)."""
     n = fusion.ndim
 
     def index(i):
         k = fusion.leaves[i][2]
         parts = [var(f"i{n - k + j}") + ("" if same else f" * {var(f'm{i}_{j}')}") for j in range(k)]
-        return f"{var(f'p{i}')}[{', '.join(parts)}]"
+        return access(prefix, var(f"p{i}"), parts)
     body = ["    " * d + f"for {var(f'i{d}')} in range({var(f'n{d}')}):" for d in range(n)]
     code, code_dtype = element(fusion, fusion.tree, index, lambda i: var(f"p{i}"))
     if dtype is not None and np.dtype(dtype) != code_dtype:
         code = f"np.{np.dtype(dtype).name}({code})"
-    body.append("    " * n + f"{token}[{', '.join(var(f'i{d}') for d in range(n))}] = {code}")
+    body.append("    " * n + access(prefix, token, [var(f"i{d}") for d in range(n)], code))
     return body
 
 
@@ -169,9 +179,9 @@ def store_lines(token, fusion, prefix, view, dtype):
     body.append(f"{token} = {target}")
     shape = "(" + "".join(f"{var(f'n{d}')}, " for d in range(n)) + ")"
     body.append(f"if {var('overlap')}:\n    {token} = np.empty({shape}, np.{np.dtype(dtype).name})")
-    body += loop_nest(token, fusion, var, True, dtype)
+    body += loop_nest(token, fusion, var, True, prefix, dtype)
     body.append(f"if {var('overlap')}:")
     body += ["    " * (d + 1) + f"for {var(f'i{d}')} in range({var(f'n{d}')}):" for d in range(n)]
-    index = ", ".join(var(f"i{d}") for d in range(n))
-    body.append("    " * (n + 1) + f"{target}[{index}] = {token}[{index}]")
+    index = [var(f"i{d}") for d in range(n)]
+    body.append("    " * (n + 1) + access(prefix, target, index, access(prefix, token, index)))
     return body

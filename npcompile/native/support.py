@@ -305,5 +305,40 @@ def overlap(a, b):
     return alo < bhi and blo < ahi
 
 
+_unchecked = numba.njit(cache=False, boundscheck=False)
+
+
+@_unchecked
+def ld1(a, i):
+    """An element the fused loops (fuse.py) read at an index proven in range: without
+    numba's bounds check, whose exception path per access costs compile time."""
+    return a[i]
+
+
+@_unchecked
+def ld2(a, i, j):
+    return a[i, j]
+
+
+@_unchecked
+def ld3(a, i, j, k):
+    return a[i, j, k]
+
+
+@_unchecked
+def st1(a, i, v):
+    a[i] = v
+
+
+@_unchecked
+def st2(a, i, j, v):
+    a[i, j] = v
+
+
+@_unchecked
+def st3(a, i, j, k, v):
+    a[i, j, k] = v
+
+
 HELPERS = {name: obj for name, obj in globals().items()
            if isinstance(obj, numba.core.registry.CPUDispatcher) and name not in ("clear_fp_flags", "fp_flags")}
