@@ -225,6 +225,7 @@ def slogdet(a: ArrayLike):
     compute, result = _common_type(a)
     x = _in(a, compute)
     sign, logabsdet = torch.linalg.slogdet(x)
+    sign = sign + 0   # NumPy's sign of a singular matrix is +0.0 (torch's LU may give -0.0)
     if _fp_errors.watching():
         _fp_errors.report(_det_flags(x, None, logabsdet), "slogdet")
     return SlogdetResult(_out(sign, result, scalar=True), _out(logabsdet, _real(result), scalar=True))

@@ -234,6 +234,7 @@ DETERMINANTS = {
     "det zero pivot beside inf is +0.0": lambda xp: xp.linalg.det(_a(xp, [[INF, 0], [0, 0.0]])),
     "det underflow keeps its sign": lambda xp: xp.linalg.det(_a(xp, [[0, 1e-200], [1e-200, 0]])),
     "slogdet NaN": lambda xp: xp.linalg.slogdet(_a(xp, [[NAN, 0], [0, 1.0]])).logabsdet,
+    "slogdet singular sign is +0.0": lambda xp: xp.linalg.slogdet(_a(xp, [[1.0, 2], [2, 4]])).sign,
     "slogdet overflow is quiet": lambda xp: xp.linalg.slogdet(_a(xp, [[1e200, 0], [0, 1e200]])),
 }
 
