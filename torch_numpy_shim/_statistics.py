@@ -13,7 +13,6 @@ import builtins
 import functools
 import math
 import operator
-import typing
 
 import numpy
 import torch
@@ -643,6 +642,20 @@ def _edges_linspace(start, stop, num, compute_dt, out_dt):
     return cast_tensor(y, out_dt)
 
 
+def _linspace_at(index, start, stop, num, compute_dt, out_dt):
+    """``_edges_linspace(start, stop, num, ...)[index]`` computed at each index as that
+    element is computed (the same value bit for bit, as NumPy's linspace computes it),
+    so a kernel reads no table of edges."""
+    start, stop = cast_tensor(start, compute_dt), cast_tensor(stop, compute_dt)
+    div = num - 1
+    delta = stop - start
+    index = torch.where(index < 0, index + num, index)   # NumPy's edges[-1] is the last edge
+    ramp = index.to(compute_dt.torch)
+    step = delta / _const(div, delta)
+    y = torch.where(step == 0, ramp / _const(div, ramp) * delta, ramp * step) + start
+    return cast_tensor(torch.where(index == div, stop, y), out_dt)
+
+
 def _outer_edges(a, range_):
     """(first, last) as 0-d tensors with their NumPy dtypes (NumPy's _get_outer_edges):
     the data's min and max, or the given range; widened by 0.5 when equal."""
@@ -723,10 +736,16 @@ def _bin_edges(t, bins, range_):
         if numpy.any(constant[:-1] >= constant[1:]):
             raise too_many
         edges = torch.tensor(constant, device=t.device)
+        start, stop = _constant(given[0], compute, t.device), _constant(given[1], compute, t.device)
     else:
         edges = _edges_linspace(first, last, count + 1, compute, bin_dt)
         raise_if(edges[:-1] >= edges[1:], too_many)
-    return ndarray._wrap(edges), count, (first, last)
+        start, stop = first, last
+
+    def edge_at(index):
+        return _linspace_at(index, start, stop, count + 1, compute, bin_dt)
+
+    return ndarray._wrap(edges), count, (first, last, edge_at)
 
 
 def _searchable(t):
@@ -798,7 +817,7 @@ def _equal_bin_index(t, e, count, bounds, range_):
     outside its bin's edges (NumPy recomputes from the edges, the last bin closed); each
     step in NumPy's dtype. Values outside [first, last] (and NaN) get bin ``count``."""
     a_dt, bin_dt = _dtypes.from_torch(t.dtype), _dtypes.from_torch(e.dtype)
-    first, last = bounds
+    first, last, edge_at = bounds
     if range_ is not None:
         first_obj, last_obj = _given_edges(range_)
         keep = _compare(t, first_obj, torch.ge) & _compare(t, last_obj, torch.le)
@@ -817,8 +836,8 @@ def _equal_bin_index(t, e, count, bounds, range_):
     index = torch.where(index == count, count - 1, index)
     if keep is not None:
         index = torch.where(keep, index, 0)   # any bin: only kept values' bins count
-    index = index - (x < e[index]).to(torch.int64)
-    index = index + ((x >= e[index + 1]) & (index != count - 1)).to(torch.int64)
+    index = index - (x < edge_at(index)).to(torch.int64)
+    index = index + ((x >= edge_at(index + 1)) & (index != count - 1)).to(torch.int64)
     return index if keep is None else torch.where(keep, index, count)
 
 
@@ -890,19 +909,23 @@ def histogram_counts(index, weights, bins, dtype):
 @functools.cache
 def _counts_op():
     """``torch_numpy_shim::histogram_counts``, an op of its own so that a graph calls
-    NumPy for the count (defined at first use: most programs never count)."""
+    NumPy for the count; defined at first use (most programs never count), through
+    torch.library's plain registration (``custom_op`` imports torch._dynamo: seconds)."""
+    lib = torch.library.Library("torch_numpy_shim", "FRAGMENT")
+    lib.define("histogram_counts(Tensor index, Tensor? weights, int bins, ScalarType dtype) -> Tensor")
 
-    @torch.library.custom_op("torch_numpy_shim::histogram_counts", mutates_args=())
-    def counts(index: torch.Tensor, weights: typing.Optional[torch.Tensor], bins: int,
-               dtype: torch.dtype) -> torch.Tensor:
+    def counts(index, weights, bins, dtype):
         w = None if weights is None else weights.resolve_conj().numpy()
         return torch.from_numpy(_numpy_counts(index.numpy(), w, bins, _dtypes.from_torch(dtype).np))
 
-    @counts.register_fake
-    def _(index, weights, bins, dtype):
-        return index.new_empty((bins,), dtype=dtype)
+    lib.impl("histogram_counts", counts, "CPU")
+    torch.library.register_fake("torch_numpy_shim::histogram_counts", lib=lib)(
+        lambda index, weights, bins, dtype: index.new_empty((bins,), dtype=dtype))
+    _LIBRARIES.append(lib)   # the registrations last as long as the library object
+    return torch.ops.torch_numpy_shim.histogram_counts.default
 
-    return counts
+
+_LIBRARIES = []
 
 
 def _numpy_counts(index, weights, bins, dt):
