@@ -355,9 +355,13 @@ def log2(t):
 
 def log1p(t):
     """Complex: NumPy's formula, log(hypot(1 + x, y)) + i atan2(y, 1 + x); adding 1 as
-    a complex number would lose the sign of a zero imaginary part (log1p(-2-0j) is -pi j)."""
+    a complex number would lose the sign of a zero imaginary part (log1p(-2-0j) is -pi j).
+    Real: x itself where |x| < eps/4, where log1p(x) rounds to x; torch's kernel flushes
+    the smallest subnormals to 0 (float32 log1p(1e-45) gave 0, NumPy 1e-45)."""
     if not _is_complex(t):
-        return torch.log1p(t)
+        if not t.is_floating_point():
+            return torch.log1p(t)
+        return torch.where(torch.abs(t) < torch.finfo(t.dtype).eps / 4, t, torch.log1p(t))
     shifted = t.real + 1
     return complex_from_parts(torch.log(torch.hypot(shifted, t.imag)), torch.atan2(t.imag, shifted))
 

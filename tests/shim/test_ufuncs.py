@@ -76,6 +76,13 @@ def test_unary_all_dtypes(name, data):
     check_ufunc(name, a)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_log1p_of_subnormals(dtype):
+    """Issue 13's counterexample: float32 log1p(1e-45) is 1e-45 (torch's kernel gave 0)."""
+    tiny = numpy.finfo(dtype).smallest_subnormal
+    check_ufunc("log1p", numpy.array([tiny, -tiny, 1e-40, 0.0, -0.0, 1e-20, 1e-3], dtype=dtype))
+
+
 @pytest.mark.parametrize("name", BINARY)
 @settings(max_examples=12)
 @given(data=st.data())
