@@ -633,9 +633,11 @@ def isclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
     xt = _tensor_in(x, rt, device)
     yt = _tensor_in(y, rt, device)
     gap = torch.abs(xt - yt)
-    tol_dt = _promotion.result_type(atol, rtol, ndarray._wrap(torch.abs(yt)))
-    limit = _tensor_in(atol, tol_dt, device) + _tensor_in(rtol, tol_dt, device) * \
-        cast_tensor(torch.abs(yt), tol_dt)
+    # NumPy's limit, atol + rtol * abs(y), is in y's own dtype, not x's and y's common
+    # one: float16 y gives float16(1e-8) == 0, so isclose(5e-324j, float16(0)) is False
+    size = torch.abs(y._t if isinstance(y, ndarray) else yt)
+    tol_dt = _promotion.result_type(atol, rtol, ndarray._wrap(size))
+    limit = _tensor_in(atol, tol_dt, device) + _tensor_in(rtol, tol_dt, device) * cast_tensor(size, tol_dt)
     cmp_dt = _promotion.result_type(ndarray._wrap(gap), ndarray._wrap(limit))
     result = (cast_tensor(gap, cmp_dt) <= cast_tensor(limit, cmp_dt)) & torch.isfinite(yt) | (xt == yt)
     if equal_nan:

@@ -211,6 +211,9 @@ def test_isclose_hypothesis(data):
     lambda xp: xp.array_equal([1, 2], [1, 2, 3]), lambda xp: xp.array_equal([1, numpy.nan], [1, numpy.nan], True),
     lambda xp: xp.array_equiv([1, 2], [[1, 2], [1, 2]]), lambda xp: xp.array_equiv([1, 2], [1, 2, 3]),
     lambda xp: xp.isclose(numpy.int8(-128), numpy.int8(-128)),
+    # issue 13: the limit atol + rtol * |y| is float16 when y is, where 1e-8 rounds to 0
+    lambda xp: xp.isclose(numpy.array([5e-324j, 3e-8, 1e-7]), numpy.zeros(3, numpy.float16)),
+    lambda xp: xp.isclose(numpy.complex128(5e-324j), numpy.float16(0)),
 ])
 def test_comparison_table(call):
     check(call)
