@@ -600,6 +600,32 @@ def test_isinstance_of_an_int_traced_as_a_symbol():
         assert jitted(np.ones(2), n)[:2] == (True, True)
 
 
+def dict_under_two_names(x, d):
+    d2 = d
+    print("break")
+    d2["k"] = 1
+    return len(d), x
+
+
+def list_in_a_tuple_and_an_argument(x, t, lst):
+    print("break")
+    t[0].append(1)
+    return len(lst), x * len(lst)
+
+
+def one_list_twice_in_another(x, outer):
+    print("break")
+    outer[0].append(2)
+    return len(outer[1])
+
+
+def test_containers_reached_two_ways():
+    x, shared, other = np.ones(2), [], []
+    same_over_calls(dict_under_two_names, [[x, {}], [x, {"a": 1}]])
+    same_over_calls(list_in_a_tuple_and_an_argument, [[x, (shared,), shared], [x, ([],), []], [x, (other,), other]])
+    same_over_calls(one_list_twice_in_another, [[x, [shared, shared]], [x, [[], []]], [x, [other, other]]])
+
+
 def asks_about_its_int(x, n, brk):
     if brk:
         print("break")
