@@ -12,7 +12,6 @@ Calls may come from any thread. Tracing and compiling are not thread-safe in tor
 first looks again for an entry another thread may have added meanwhile; hits take no lock.
 A failure anywhere in the compiler runs that part uncompiled (see ``failures``).
 """
-import dis
 import importlib.util
 import inspect
 import linecache
@@ -553,7 +552,7 @@ def _wants_native(fn, backend, fullgraph, device):
         setting = importlib.util.find_spec("numba") is not None
     if not setting or backend != "inductor" or fullgraph or device is not None:
         return False
-    return any(inst.opname.startswith("JUMP_BACKWARD") for inst in dis.get_instructions(fn.__code__))
+    return native.has_loop(fn)   # in fn or in a helper it calls (deriche calling _deriche_rows)
 
 
 def _binder(fn):
