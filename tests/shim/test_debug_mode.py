@@ -31,7 +31,7 @@ def _both(fn, *args):
     return outcomes
 
 
-def check_exact(fn, *args, rtol=None):
+def check_exact(fn, *args, rtol=None, atol=0.0):
     """As ``check``, but the shim's result is compared before any conversion: a NumPy
     scalar must come back as that very NumPy scalar type."""
     (expected, np_exc), (actual, sh_exc) = _both(fn, *args)
@@ -41,7 +41,26 @@ def check_exact(fn, *args, rtol=None):
     if sh_exc is not None:
         raise AssertionError(f"the shim raised {sh_exc!r}; NumPy returned {expected!r}") from sh_exc
     _assert_kinds(expected, actual)
-    assert_same(expected, shim.to_numpy(actual), rtol)
+    assert_same(expected, shim.to_numpy(actual), rtol, atol)
+
+
+def sum_error_bound(a):
+    """How far a float sum of ``a`` in its dtype may be from NumPy's: any order of n - 1
+    rounded additions is within (n - 1) u sum|a_i| of the exact sum (u = eps / 2; NumPy's
+    pairwise order is one such), and the shim's float32 sum, accumulated in float64 and
+    rounded once, within u |sum| + n 2**-53 sum|a_i|; n eps sum|a_i| bounds both together.
+    A relative tolerance cannot: values that cancel leave NumPy's rounding error only."""
+    if a.dtype.kind != "f":
+        return 0.0
+    return float(a.size * numpy.finfo(a.dtype).eps * numpy.abs(a.astype(numpy.float64)).sum())
+
+
+_SUMS = ("sum", "add.reduce", "mean")
+
+
+def _reduction_atol(name, a):
+    """The sum error bound for the sums in REDUCTIONS (over n for mean), else 0."""
+    return 0.0 if name not in _SUMS else sum_error_bound(a) / (a.size if name == "mean" else 1)
 
 
 def _assert_kinds(expected, actual):
@@ -77,7 +96,22 @@ REDUCTIONS = {
 def test_scalar_results_are_numpy_scalars(name, data):
     dt = data.draw(dtypes("biuf").filter(lambda d: d != numpy.uint64), label="dtype")  # uint64 divmod: refused
     a = data.draw(finite_arrays(dt, shapes(min_dims=1, min_side=1), bound=50), label="a")
-    check_exact(REDUCTIONS[name], a)
+    check_exact(REDUCTIONS[name], a, atol=_reduction_atol(name, a))
+
+
+@pytest.mark.parametrize("name", _SUMS)
+def test_float32_sum_that_cancels(name):
+    """Issue 13: 34 float32 values up to 50 whose exact sum is -8.3e-7; NumPy's pairwise
+    float32 sum gives 3.8e-6 (its rounding error), the shim's float64 accumulation
+    -8.3e-7: beyond any relative tolerance, within NumPy's own error bound (3.7e-3), and
+    the shim within half of it from the exact (float64) sum."""
+    rng = numpy.random.default_rng(0)
+    a = (rng.integers(-50, 50, 33) + rng.random(33)).astype(numpy.float32)
+    a = numpy.append(a, -a.sum(dtype=numpy.float64)).astype(numpy.float32).reshape(2, 17)
+    bound = _reduction_atol(name, a)
+    check_exact(REDUCTIONS[name], a, atol=bound)
+    exact = REDUCTIONS[name](numpy, a.astype(numpy.float64))
+    assert abs(float(shim.to_numpy(REDUCTIONS[name](shim, shim.asarray(a)))) - exact) <= bound / 2
 
 
 def _type_facts(xp, r):
@@ -106,7 +140,7 @@ def test_arithmetic_of_scalars_and_arrays(data):
     a = data.draw(finite_arrays(dt1, shapes(min_dims=1, min_side=1), bound=20), label="a")
     b = data.draw(finite_arrays(dt2, shapes(min_dims=1, max_dims=1, min_side=1), bound=20), label="b")
     check_exact(lambda xp, a, b: a.max() * b, a, b)
-    check_exact(lambda xp, a, b: b - xp.sum(a), a, b, rtol=1e-5)  # a float32 sum's last bits
+    check_exact(lambda xp, a, b: b - xp.sum(a), a, b, rtol=1e-5, atol=sum_error_bound(a))  # float32 sum's last bits
     check_exact(lambda xp, a, b: xp.maximum(a[(0,) * a.ndim], b), a, b)
     check_exact(lambda xp, a, b: xp.min(a) + xp.max(b), a, b)
     check_exact(lambda xp, a, b: b[a.argmax() % b.size], a, b)
