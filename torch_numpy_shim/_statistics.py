@@ -643,13 +643,12 @@ def _edges_linspace(start, stop, num, compute_dt, out_dt):
 
 
 def _linspace_at(index, start, stop, num, compute_dt, out_dt):
-    """``_edges_linspace(start, stop, num, ...)[index]`` computed at each index as that
-    element is computed (the same value bit for bit, as NumPy's linspace computes it),
-    so a kernel reads no table of edges."""
+    """``_edges_linspace(start, stop, num, ...)[index]`` (0 <= index < num) computed at
+    each index as that element is computed (the same value bit for bit, as NumPy's
+    linspace computes it), so a kernel reads no table of edges."""
     start, stop = cast_tensor(start, compute_dt), cast_tensor(stop, compute_dt)
     div = num - 1
     delta = stop - start
-    index = torch.where(index < 0, index + num, index)   # NumPy's edges[-1] is the last edge
     ramp = index.to(compute_dt.torch)
     step = delta / _const(div, delta)
     y = torch.where(step == 0, ramp / _const(div, ramp) * delta, ramp * step) + start
@@ -836,8 +835,13 @@ def _equal_bin_index(t, e, count, bounds, range_):
     index = torch.where(index == count, count - 1, index)
     if keep is not None:
         index = torch.where(keep, index, 0)   # any bin: only kept values' bins count
-    index = index - (x < edge_at(index)).to(torch.int64)
-    index = index + ((x >= edge_at(index + 1)) & (index != count - 1)).to(torch.int64)
+    # NumPy: one down where x < edges[i], then one up where x >= edges[i + 1] (but not
+    # past the last bin); after a step down that edge is edges[i], which x is below, so
+    # the two steps read edges[i] and edges[i + 1] of the first index only (a shallow
+    # expression: Inductor's code generation time grows with the nesting)
+    below = x < edge_at(index)
+    above = (x >= edge_at(index + 1)) & (index != count - 1) & ~below
+    index = index - below.to(torch.int64) + above.to(torch.int64)
     return index if keep is None else torch.where(keep, index, count)
 
 
