@@ -329,22 +329,30 @@ def _exp(r, node):
     """e^x (cos y + i sin y) with the special cases of glibc's cexp, which NumPy calls:
     x above the overflow threshold t of e^x scales cos y and sin y by e^t (twice at
     most), so that representable parts stay finite; y = 0 gives imaginary part y;
-    infinite x with non-finite y gives (inf, nan) or (0, 0)."""
+    infinite x with non-finite y gives (inf, nan) or (0, 0).
+
+    Built so that each value is read by few ops (a factor of 1 or e^t per step, one mask
+    for the special cases): Inductor inlines a value into every reader by expanding it
+    again, so a value read twice at each of several levels multiplies the code it
+    generates (an FFT's per-stage twiddle factors compiled for seconds each)."""
     x, y = r.parts_of(node.args[0])
     t = {torch.float32: 88, torch.float64: 709}[x.meta["val"].dtype]  # int((max_exp-1) ln 2)
     exp_t = r.op(aten.exp.default, r.const_like(float(t), x))
-    shifted, cos, sin = x, r.op(aten.cos.default, y), r.op(aten.sin.default, y)
-    for _ in range(2):
+    shifted, factors = x, []
+    for _ in range(2):   # cos y * e^t * e^t in that order, as glibc multiplies
         over = r.op(aten.gt.Scalar, shifted, t)
+        factors.append(r.where(over, exp_t, 1.0))
         shifted = r.where(over, r.sub(shifted, r.const_like(float(t), x)), shifted)
-        cos, sin = r.where(over, r.mul(cos, exp_t), cos), r.where(over, r.mul(sin, exp_t), sin)
+    cos, sin = r.op(aten.cos.default, y), r.op(aten.sin.default, y)
+    for factor in factors:
+        cos, sin = r.mul(cos, factor), r.mul(sin, factor)
     scale = r.where(r.op(aten.gt.Scalar, shifted, t), torch.finfo(x.meta["val"].dtype).max,
                     r.op(aten.exp.default, shifted))
     finite_y, infinite_x = r.op(aten.lt.Scalar, r.abs(y), math.inf), r.eq(r.abs(x), math.inf)
-    real, imag = r.mul(scale, cos), r.mul(scale, sin)
-    real = r.where(finite_y, real, r.where(infinite_x, r.op(aten.exp.default, x), real))
+    special = r.where(finite_y, False, infinite_x)   # infinite x, non-finite y
+    real = r.where(special, r.op(aten.exp.default, x), r.mul(scale, cos))
     inf_x_imag = r.where(r.op(aten.gt.Scalar, x, 0), r.const_like(math.nan, x), 0.0)
-    imag = r.where(finite_y, imag, r.where(infinite_x, inf_x_imag, imag))
+    imag = r.where(special, inf_x_imag, r.mul(scale, sin))
     return real, r.where(r.eq(y, 0), y, imag)
 
 
