@@ -31,9 +31,13 @@ class FakeClock:
 
 @pytest.fixture
 def clock(monkeypatch):
+    """Install a fake clock charging ``compiled`` and ``written`` seconds a call, and
+    count the calls run as written (``CALLS_AS_WRITTEN``, emptied)."""
     def install(compiled, written):
         fake = FakeClock(compiled, written)
         monkeypatch.setattr(speed_trials, "time", fake)
+        monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
+        CALLS_AS_WRITTEN.clear()
         return fake
     return install
 
@@ -65,10 +69,8 @@ def marks_written_calls(clock_):
 
 
 @pytest.mark.inductor
-def test_numpy_faster_retires_the_entry_and_every_call_stays_exact(clock, monkeypatch):
-    fake = clock(compiled=100e-6, written=50e-6)
-    monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
-    CALLS_AS_WRITTEN.clear()
+def test_numpy_faster_retires_the_entry_and_every_call_stays_exact(clock):
+    clock(compiled=100e-6, written=50e-6)
     jitted = npcompile.jit(scale_in_place)
     a, expected = np.arange(4.0), np.arange(4.0)
     for _ in range(12):
@@ -85,9 +87,8 @@ def test_numpy_faster_retires_the_entry_and_every_call_stays_exact(clock, monkey
 
 
 @pytest.mark.inductor
-def test_a_call_the_retired_entry_rejects_compiles_its_own_entry(clock, monkeypatch):
+def test_a_call_the_retired_entry_rejects_compiles_its_own_entry(clock):
     fake = clock(compiled=100e-6, written=50e-6)
-    monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
     jitted = npcompile.jit(scale_in_place)
     for _ in range(10):
         jitted(np.arange(4.0), 2.0)
@@ -103,10 +104,8 @@ def test_a_call_the_retired_entry_rejects_compiles_its_own_entry(clock, monkeypa
 
 
 @pytest.mark.inductor
-def test_compiled_faster_keeps_the_entry_after_one_call_as_written(clock, monkeypatch):
-    fake = clock(compiled=10e-6, written=500e-6)
-    monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
-    CALLS_AS_WRITTEN.clear()
+def test_compiled_faster_keeps_the_entry_after_one_call_as_written(clock):
+    clock(compiled=10e-6, written=500e-6)
     jitted = npcompile.jit(scale_in_place)
     for _ in range(10):
         jitted(np.arange(4.0), 2.0)
@@ -115,9 +114,8 @@ def test_compiled_faster_keeps_the_entry_after_one_call_as_written(clock, monkey
 
 
 @pytest.mark.inductor
-def test_a_tie_stays_compiled(clock, monkeypatch):
-    fake = clock(compiled=100e-6, written=98e-6)       # within MARGIN: noise, not a loss
-    monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
+def test_a_tie_stays_compiled(clock):
+    clock(compiled=100e-6, written=98e-6)       # within MARGIN: noise, not a loss
     jitted = npcompile.jit(scale_in_place)
     for _ in range(10):
         jitted(np.arange(4.0), 2.0)
@@ -125,10 +123,8 @@ def test_a_tie_stays_compiled(clock, monkeypatch):
 
 
 @pytest.mark.inductor
-def test_long_compiled_calls_get_no_trial(clock, monkeypatch):
-    fake = clock(compiled=2 * speed_trials.MAX_COMPILED_SECONDS, written=1e-6)
-    monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
-    CALLS_AS_WRITTEN.clear()
+def test_long_compiled_calls_get_no_trial(clock):
+    clock(compiled=2 * speed_trials.MAX_COMPILED_SECONDS, written=1e-6)
     jitted = npcompile.jit(scale_in_place)
     for _ in range(6):
         jitted(np.arange(4.0), 2.0)
@@ -140,9 +136,8 @@ def keyword_only(a, *, k=2.0):
 
 
 @pytest.mark.inductor
-def test_a_retired_function_with_keyword_only_parameters(clock, monkeypatch):
-    fake = clock(compiled=100e-6, written=50e-6)
-    monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
+def test_a_retired_function_with_keyword_only_parameters(clock):
+    clock(compiled=100e-6, written=50e-6)
     jitted = npcompile.jit(keyword_only)
     for k in (3.0,) * 10:
         assert_same(keyword_only(np.arange(3.0), k=k), jitted(np.arange(3.0), k=k))
@@ -150,11 +145,12 @@ def test_a_retired_function_with_keyword_only_parameters(clock, monkeypatch):
     assert_same(keyword_only(np.arange(3.0)), jitted(np.arange(3.0)))
 
 
-@pytest.mark.parametrize("options", [dict(backend="eager"), dict(fullgraph=True)])
-def test_no_trial_for_debug_backends_or_fullgraph(clock, monkeypatch, options):
-    fake = clock(compiled=100e-6, written=1e-6)
-    monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
-    CALLS_AS_WRITTEN.clear()
+@pytest.mark.parametrize("options", [dict(backend="eager"), dict(fullgraph=True),
+                                     pytest.param(dict(setting_off=True), marks=pytest.mark.inductor)])
+def test_no_trial_for_debug_backends_fullgraph_or_when_switched_off(clock, monkeypatch, options):
+    clock(compiled=100e-6, written=1e-6)
+    if options.pop("setting_off", False):
+        monkeypatch.setattr(config, "speed_trials", False)
     jitted = npcompile.jit(scale_in_place, **options)
     for _ in range(8):
         jitted(np.arange(4.0), 2.0)
@@ -162,21 +158,8 @@ def test_no_trial_for_debug_backends_or_fullgraph(clock, monkeypatch, options):
 
 
 @pytest.mark.inductor
-def test_the_setting_turns_trials_off(clock, monkeypatch):
-    fake = clock(compiled=100e-6, written=1e-6)
-    monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
-    monkeypatch.setattr(config, "speed_trials", False)
-    CALLS_AS_WRITTEN.clear()
-    jitted = npcompile.jit(scale_in_place)
-    for _ in range(8):
-        jitted(np.arange(4.0), 2.0)
-    assert CALLS_AS_WRITTEN == [] and jitted.trials is None
-
-
-@pytest.mark.inductor
-def test_errors_during_a_trial_are_numpys(clock, monkeypatch):
-    fake = clock(compiled=100e-6, written=50e-6)
-    monkeypatch.setattr(speed_trials.Trials, "call", marks_written_calls(fake))
+def test_errors_during_a_trial_are_numpys(clock):
+    clock(compiled=100e-6, written=50e-6)
     jitted = npcompile.jit(scale_in_place)
     for _ in range(10):
         jitted(np.arange(4.0), 2.0)
