@@ -1,12 +1,14 @@
 """Order statistics, averages, covariance, histograms: differential tests against NumPy."""
 
+import warnings
+
 import numpy
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import torch_numpy_shim as shim
-from tests.oracle import arrays, check, dtypes, finite_arrays, shapes
+from tests.oracle import arrays, assert_same, check, dtypes, finite_arrays, shapes
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -215,8 +217,43 @@ def test_cov_hypothesis(data):
     rowvar = data.draw(st.booleans())
     bias = data.draw(st.booleans())
     ddof = data.draw(st.sampled_from([None, 0, 1, 2]))
-    check(lambda xp, m: xp.cov(m, rowvar=rowvar, bias=bias, ddof=ddof), m, rtol=1e-4, atol=1e-6)
+    check_cov(m, rowvar, bias, ddof)
     check(lambda xp, m: xp.corrcoef(m, rowvar=rowvar), m, rtol=1e-4, atol=1e-6)
+
+
+def _observations(m, rowvar):
+    """NumPy's n in cov: columns of ``m`` as 2-D, transposed unless rowvar or one row."""
+    x = numpy.array(m, ndmin=2)
+    return x.shape[0] if not rowvar and x.shape[0] != 1 else x.shape[1]
+
+
+def check_cov(m, rowvar, bias, ddof):
+    """cov against NumPy. With n - ddof <= 0 NumPy multiplies c = X X^H by inf, so for
+    complex input a part of c that is zero only up to rounding (the imaginary part of a
+    diagonal entry, 0 in exact arithmetic) becomes -inf, inf or NaN by its BLAS kernel's
+    rounding residual (OpenBLAS zgemm leaves -1.7e-164, torch's matmul 0). There the
+    shim must give its own c (checked against NumPy's at n - ddof = 1) times inf by
+    NumPy's complex multiplication rule, which decides where inf and NaN go."""
+    n = _observations(m, rowvar)
+    fact = n - (ddof if ddof is not None else int(not bias))
+    if m.dtype.kind != "c" or fact > 0:
+        check(lambda xp, m: xp.cov(m, rowvar=rowvar, bias=bias, ddof=ddof), m, rtol=1e-4, atol=1e-6)
+        return
+    check(lambda xp, m: xp.cov(m, rowvar=rowvar, ddof=n - 1), m, rtol=1e-4, atol=1e-6)
+    c = shim.to_numpy(shim.cov(shim.asarray(m), rowvar=rowvar, ddof=n - 1))
+    with numpy.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)   # degrees of freedom <= 0
+        expected = numpy.cov(m, rowvar=rowvar, bias=bias, ddof=ddof)
+        actual = shim.to_numpy(shim.cov(shim.asarray(m), rowvar=rowvar, bias=bias, ddof=ddof))
+        placed = numpy.asarray((c.astype(numpy.complex128) * numpy.float64(numpy.inf)).astype(c.dtype))
+    assert (type(actual), actual.dtype, actual.shape) == (type(expected), expected.dtype, expected.shape)
+    assert_same(placed, actual)
+
+
+def test_cov_of_complex_with_no_degrees_of_freedom():
+    """Issue 13's counterexample: c[1, 1] = 4.5 + 0j (NumPy: 4.5 - 1.7e-164j) times inf."""
+    check_cov(numpy.array([[0j, 0j], [0j, 3 + 4.969091459080435e-148j]]), False, False, 2)
+    check_cov(numpy.array([[1 + 2j, 3j], [2, 1 - 1j]], numpy.complex64), True, True, 2)
 
 
 @given(st.data())
