@@ -13,6 +13,7 @@ from torch.fx.experimental.proxy_tensor import make_fx
 
 import npcompile
 import torch_numpy_shim as shim
+from benchmarks.loop_workloads import azimint_bins
 from npcompile.passes.masked_reductions import MaskedReductions
 from tests.oracle import assert_same
 
@@ -104,19 +105,6 @@ def test_max_of_a_selection_is_not_rewritten():
     assert aten.index.Tensor in _targets(gm)
 
 
-def rings(intensity, radius, bins):
-    """azimint's ring loop: the mean of each ring's pixels, the last ring closed."""
-    edges = np.linspace(radius.min(), radius.max(), bins + 1)
-    means = np.empty(bins)
-    for b in range(bins):
-        if b < bins - 1:
-            inside = (radius >= edges[b]) & (radius < edges[b + 1])
-        else:
-            inside = (radius >= edges[b]) & (radius <= edges[b + 1])
-        means[b] = intensity[inside].mean()
-    return means
-
-
 def selections(x, m, k):
     return (x[m].sum(), x[m].mean(), np.mean(x[m]), x[m].std(), x[m].var(), x[m].size,
             np.count_nonzero(m), (x[m] * k).sum())
@@ -152,11 +140,13 @@ def test_ring_loop_matches_numpy_and_compiles_no_gather(monkeypatch):
         original(self, graph)
         seen.append({n.target for n in graph.nodes})
     monkeypatch.setattr(MaskedReductions, "__call__", spy)
+    monkeypatch.setattr(npcompile.config, "native_loops", False)   # the traced path is under test
+    monkeypatch.setattr(torch._inductor.config, "fx_graph_cache", False)   # the passes must run
     rng = np.random.default_rng(0)
     y, x = np.mgrid[0:40, 0:40].astype(np.float64)
     radius = np.hypot(x - 18.3, y - 21.1).ravel()
     intensity = (1.0 + np.cos(radius / 3.0) ** 2 + 0.1 * rng.random(radius.shape)).ravel()
-    jitted = npcompile.jit(rings)
+    jitted = npcompile.jit(azimint_bins)
     for _ in range(2):
-        assert_same(rings(intensity, radius, 30), jitted(intensity, radius, 30))
+        assert_same(azimint_bins(intensity, radius, 30), jitted(intensity, radius, 30))
     assert seen and all(aten.nonzero.default not in targets for targets in seen)
