@@ -49,6 +49,8 @@ class Refused(Exception):
 class MaskedReductions(CustomGraphPass):
     """Rewrite reductions of ``x[mask]`` as masked reductions of ``x`` (see the module docstring)."""
 
+    CPP_ONLY = False   # where-reductions are plain ops for any code generator (no gather, no sync)
+
     def __call__(self, graph):
         for node in list(graph.nodes):
             if node.graph is not graph:   # erased by an earlier rewrite

@@ -19,6 +19,7 @@ from npcompile.passes import (
     complex_lowering,
     fast_tanh,
     host_blas,
+    masked_reductions,
     rolls,
     scatter_writes,
     stencils,
@@ -143,7 +144,7 @@ def test_each_pass_states_whether_it_is_for_cpp_only():
     assert {byte_widening.WidenBytes, rolls.InnermostRollsAsSlices, host_blas.UseHostBlas,
             fast_tanh.TanhFromExp} <= set(CPP_ONLY)
     assert {complex_lowering.SplitComplex, scatter_writes.WriteScattersInPlace,
-            stencils.StoreStencilInputs} <= set(EVERY_DEVICE)
+            stencils.StoreStencilInputs, masked_reductions.MaskedReductions} <= set(EVERY_DEVICE)
 
 
 @pytest.mark.parametrize("backend", ["inductor", "cpu", "cuda"])
