@@ -136,3 +136,22 @@ def assert_traces_like_eager(fn, example):
     graph = make_fx(as_tensors, tracing_mode="symbolic")(example.clone())
     for traced, eager in zip(graph(example.clone()), as_tensors(example.clone())):
         assert torch.equal(traced, eager)
+
+
+def assert_traces_quietly(fn, args):
+    """``fn`` (tensors in, list of tensors out, shim code inside) reports nothing while
+    make_fx traces it, even under ``errstate(all="raise")`` and warnings as errors, and
+    the graph computes what ``fn`` computes eagerly (reports ignored there)."""
+    import warnings
+
+    import torch
+    from torch.fx.experimental.proxy_tensor import make_fx
+
+    with warnings.catch_warnings(), numpy.errstate(all="raise"):
+        warnings.simplefilter("error")
+        graph = make_fx(fn)(*args)
+    with warnings.catch_warnings(), numpy.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        expected = fn(*args)
+    for got, want in zip(graph(*args), expected):
+        torch.testing.assert_close(got, want, equal_nan=True)
