@@ -213,34 +213,22 @@ class _Context:
         return child
 
 
+#: Leaf kinds drawn as one template of a table, as they stand.
+_TEMPLATES = {"captured": CAPTURED, "break": BREAKS, "comprehension": COMPREHENSIONS, "walrus": WALRUS,
+              "match": MATCHES, "default": DEFAULTS, "closure": CLOSURES, "alias": ALIASES,
+              "generator": GENERATORS, "flow": FLOW}
+
+
 def _leaf(draw, ctx):
     kind = draw(st.sampled_from(["captured", "break", "raise", "comprehension", "walrus", "default", "closure",
                                  "return", "loop_control", "handler", "match", "alias", "generator",
                                  "flow"]))
-    if kind == "captured":
-        return draw(st.sampled_from(CAPTURED)).split("\n")
-    if kind == "break":
-        return draw(st.sampled_from(BREAKS)).split("\n")
+    if kind in _TEMPLATES:
+        return draw(st.sampled_from(_TEMPLATES[kind])).split("\n")
     if kind == "raise":
         template = draw(st.sampled_from(RAISES))
         names = dict(E=draw(st.sampled_from(EXCEPTIONS)), E2=draw(st.sampled_from(EXCEPTIONS)), t=ctx.tag())
         return template.format(**names).split("\n")
-    if kind == "comprehension":
-        return draw(st.sampled_from(COMPREHENSIONS)).split("\n")
-    if kind == "walrus":
-        return draw(st.sampled_from(WALRUS)).split("\n")
-    if kind == "match":
-        return draw(st.sampled_from(MATCHES)).split("\n")
-    if kind == "default":
-        return draw(st.sampled_from(DEFAULTS)).split("\n")
-    if kind == "closure":
-        return draw(st.sampled_from(CLOSURES)).split("\n")
-    if kind == "alias":
-        return draw(st.sampled_from(ALIASES)).split("\n")
-    if kind == "generator":
-        return draw(st.sampled_from(GENERATORS)).split("\n")
-    if kind == "flow":
-        return draw(st.sampled_from(FLOW)).split("\n")
     if kind == "return":
         condition = draw(st.sampled_from([None, "x[1] > 0", "n > 0"]))
         return [RETURN] if condition is None else [f"if {condition}:", "    " + RETURN]
