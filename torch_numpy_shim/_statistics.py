@@ -172,9 +172,9 @@ def _median(a, axis, out, keepdims, ignore_nan):
     else:
         middle = _image_as(data.narrow(0, (n - 1) // 2, 2 - n % 2), a.dtype, acc)
         result = cast_tensor(middle.sum(0) / middle.shape[0], res)
-        if a.dtype.kind in "fc":
-            nan = complex(math.nan, 0) if res.kind == "c" else math.nan
-            result = torch.where(torch.isnan(data[-1]), torch.full_like(result, nan), result)
+        if a.dtype.kind in "fc":   # NumPy answers a slice with a NaN with its last sorted value
+            last = data[-1]        # itself (a complex NaN keeps its parts: nan+infj)
+            result = torch.where(torch.isnan(last), cast_tensor(last, res), result)
     result = layout.shape_back(result, (), keepdims)
     return finish(result, out, scalar=not keepdims, casting="unsafe")
 
@@ -191,10 +191,12 @@ def _nanmedian_sorted(data, layout, acc, res):
     if layout.kept_shape == () or layout.n >= 600:
         low, high = cast_tensor(low, acc), cast_tensor(high, acc)
         middle = torch.where(valid % 2 == 1, low, (low + high) / _const(2, low))
-    else:
+        # an all-NaN slice: NumPy's _nanmedian1d answers with its last value (unsorted)
+        none = cast_tensor(layout.data[-1:], acc)
+    else:   # NumPy's masked median, filled with NaN
         middle = (low + high) / _const(2, low)
-    nan = complex(math.nan, 0) if res.kind == "c" else math.nan
-    return cast_tensor(torch.where(valid == 0, torch.full_like(middle, nan), middle)[0], res)
+        none = torch.full_like(middle, complex(math.nan, 0) if res.kind == "c" else math.nan)
+    return cast_tensor(torch.where(valid == 0, none, middle)[0], res)
 
 
 # ---- quantiles -------------------------------------------------------------------------
