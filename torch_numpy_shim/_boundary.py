@@ -10,7 +10,8 @@ iterator or scalar type instead returns what NumPy returns:
   ``isinstance(r, float)`` holds; its ``dtype``, ``isinstance(r, np.floating)`` and
   ``type(r) == np.float64`` answer as NumPy's);
 * for ``out=`` given a NumPy array, that very array (``r is out``), not the shim array
-  that wrote into its memory.
+  that wrote into its memory;
+* NumPy's scalar types where the shim's classes come out (``np.common_type(a)``).
 
 The switch is made here, once, and only at the outermost call: a thread-local depth
 count lets the shim call its own public functions, operators and methods and keep its
@@ -64,6 +65,8 @@ def _outward(value, targets):
             if _is_view_of_all(value, target):
                 return target
         return value
+    if isinstance(value, _dtypes._ScalarMeta):
+        return _dtypes.numpy_type(value)   # np.common_type(a) is numpy.float64, as in NumPy
     if isinstance(value, (tuple, list)):
         items = [_outward(v, targets) for v in value]
         if all(a is b for a, b in zip(items, value)):

@@ -5,6 +5,10 @@ values): that gives NEP 50 exactly, costs a cached dictionary lookup, and keeps 
 shim traceable because no tensor is ever inspected. This module knows nothing of shim
 arrays; questions asked of arrays and Python scalars live in ``_promotion``, and what
 the scalar types do with shim scalars (construct them, recognise them) in ``_scalars``.
+
+The scalar type classes here are the shim's own: what NumPy's scalar types stand for
+inside the shim and in traced code, where a NumPy scalar is a 0-D shim array
+(``SHIM_OF`` maps NumPy's class to the shim's, ``numpy_type`` back).
 """
 import functools
 
@@ -13,17 +17,20 @@ import torch
 
 from ._errors import UnsupportedError
 
-__all__ = [
-    "dtype", "generic", "number", "integer", "signedinteger", "unsignedinteger",
+# NumPy's scalar types by name: the shim's classes of these names are what NumPy's stand
+# for inside the shim and in traced code (``SHIM_OF``)
+SCALAR_TYPE_NAMES = (
+    "generic", "number", "integer", "signedinteger", "unsignedinteger",
     "inexact", "floating", "complexfloating", "bool", "bool_",
     "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
     "float16", "float32", "float64", "complex64", "complex128",
     "byte", "short", "intc", "int_", "intp", "long", "longlong",
     "ubyte", "ushort", "uintc", "uint", "uintp", "ulong", "ulonglong",
     "half", "single", "double", "csingle", "cdouble",
-    "promote_types", "issubdtype", "isdtype", "min_scalar_type", "common_type", "typename",
-    "mintypecode",
-]
+)
+
+__all__ = ["dtype", "promote_types", "issubdtype", "isdtype", "min_scalar_type", "common_type", "typename",
+           "mintypecode", *SCALAR_TYPE_NAMES]
 
 _TORCH_OF = {
     "bool": torch.bool,
@@ -117,8 +124,8 @@ class dtype:
 
 
 class _ScalarMeta(type):
-    """Scalar types are classes (for issubclass/issubdtype) that compare equal to NumPy's
-    scalar types. Their instances are shim scalars, 0-D arrays flagged as scalars, so
+    """The shim's scalar types are classes (for issubclass/issubdtype) that compare equal
+    to NumPy's. Their instances are shim scalars, 0-D arrays flagged as scalars, so
     ``isinstance`` and calling a scalar type are given by ``_scalars``, above the array."""
 
     def __eq__(cls, other):
@@ -192,10 +199,10 @@ I64, F32, F64, C64, C128 = (t.dtype for t in (int64, float32, float64, complex64
 
 _ALL = {t.dtype.name: t.dtype for t in (bool, int8, int16, int32, int64, uint8, uint16, uint32, uint64,
                                        float16, float32, float64, complex64, complex128)}
-_ABSTRACT_NP = {numpy.generic: generic, numpy.number: number, numpy.integer: integer,
-                numpy.signedinteger: signedinteger, numpy.unsignedinteger: unsignedinteger,
-                numpy.inexact: inexact, numpy.floating: floating,
-                numpy.complexfloating: complexfloating}
+
+# NumPy's scalar type -> the shim's class of that name (numpy.longlong -> int64, as its dtype)
+SHIM_OF = {getattr(numpy, name): globals()[name] for name in SCALAR_TYPE_NAMES}
+_NUMPY_OF = {shim_type: np_type for np_type, shim_type in SHIM_OF.items() if "_np_type" not in shim_type.__dict__}
 
 
 def _numpy_spec(spec):
@@ -203,7 +210,7 @@ def _numpy_spec(spec):
     if isinstance(spec, dtype):
         return spec.np
     if isinstance(spec, _ScalarMeta):
-        return spec.__dict__.get("_np_type", spec)
+        return numpy_type(spec)
     if isinstance(spec, torch.dtype):
         if spec not in _NAME_OF_TORCH:
             raise UnsupportedError(f"torch dtype {spec} has no NumPy equivalent")
@@ -251,15 +258,20 @@ def promote_types(type1, type2):
     return _from_numpy_dtype(numpy.promote_types(_as_dtype(type1).np, _as_dtype(type2).np))
 
 
+def scalar_class(dt):
+    """The shim's scalar class of shim dtype ``dt`` (its instances are shim scalars)."""
+    return SHIM_OF[dt.np.type]
+
+
+def numpy_type(cls):
+    """NumPy's class for a shim scalar class (abstract ones too), else ``cls`` itself."""
+    if isinstance(cls, _ScalarMeta):
+        return cls.__dict__.get("_np_type") or _NUMPY_OF[cls]
+    return cls
+
+
 def issubdtype(arg1, arg2):
-    def np_of(x):
-        if isinstance(x, _ScalarMeta):
-            np_type = x.__dict__.get("_np_type")
-            if np_type is not None:
-                return np_type
-            return next(k for k, v in _ABSTRACT_NP.items() if v is x)
-        return _numpy_spec(x)
-    return numpy.issubdtype(np_of(arg1), np_of(arg2))
+    return numpy.issubdtype(_numpy_spec(arg1), _numpy_spec(arg2))
 
 
 def isdtype(dtype_, kind):
@@ -273,8 +285,7 @@ def min_scalar_type(a):
 
 
 def common_type(*arrays):
-    np_type = numpy.common_type(*(numpy.empty(0, a.dtype.np) for a in arrays))
-    return _as_dtype(np_type).type
+    return SHIM_OF[numpy.common_type(*(numpy.empty(0, a.dtype.np) for a in arrays))]
 
 
 def typename(char):

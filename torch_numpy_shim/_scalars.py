@@ -1,7 +1,9 @@
-"""What NumPy's scalar types do with shim values: a NumPy scalar is a 0-D shim array
-flagged ``_scalar``, so ``np.float32(x)`` builds one and ``isinstance(x, np.floating)``
-recognises one. The scalar types are dtype metadata (``_dtypes``, below the array); this
-module, above the array and ``_coerce``, gives their metaclass these two methods."""
+"""What the shim's scalar classes do with shim values: inside the shim and in traced
+code a NumPy scalar is a 0-D shim array flagged ``_scalar``, and NumPy's scalar types
+stand for these classes there, so ``np.float32(x)`` builds one and ``isinstance(x,
+np.floating)`` recognises one. The classes are dtype metadata (``_dtypes``, below the
+array); this module, above the array and ``_coerce``, gives their metaclass these two
+methods."""
 import numpy
 
 from . import _dtypes
@@ -10,10 +12,8 @@ from ._ndarray import ndarray
 
 
 def _instancecheck(cls, obj):
-    """Shim scalars by their dtype's type, NumPy scalars by NumPy's hierarchy."""
-    if isinstance(obj, ndarray) and obj._scalar:
-        return issubclass(obj.dtype.type, cls)
-    if isinstance(obj, numpy.generic):
+    """Shim and NumPy scalars by their dtype, in NumPy's hierarchy."""
+    if (isinstance(obj, ndarray) and obj._scalar) or isinstance(obj, numpy.generic):
         return _dtypes.issubdtype(obj.dtype, cls)
     return type.__instancecheck__(cls, obj)
 

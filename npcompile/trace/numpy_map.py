@@ -2,7 +2,8 @@
 
 The user's code refers to ``numpy`` (under any alias), to names imported from it, to
 ufuncs, dtypes and scalar types. The tracer swaps each for the shim object of the same
-name as it enters the trace. ``numpy.random`` is deliberately *not* mapped: its streams
+name as it enters the trace (a scalar type: the shim's class of that name, whatever the
+package's public name holds). ``numpy.random`` is deliberately *not* mapped: its streams
 must match NumPy's bit for bit, so random calls run in real NumPy.
 """
 import functools
@@ -11,6 +12,7 @@ import types
 import numpy
 
 import torch_numpy_shim as shim
+from torch_numpy_shim import _dtypes as shim_dtypes
 
 _MAPPED_MODULES = {"numpy": shim, "numpy.linalg": shim.linalg, "numpy.fft": shim.fft}
 _SKIP_TYPES = (bool, int, float, complex, str, bytes, type(None))
@@ -29,6 +31,9 @@ def _object_table():
             if isinstance(np_obj, _SKIP_TYPES) or isinstance(np_obj, types.ModuleType):
                 continue
             table.setdefault(id(np_obj), (np_obj, getattr(shim_module, name)))
+    # scalar types: the shim's classes, whose instances are its scalars (0-D arrays), so
+    # np.float64(x) inside a trace is one; numpy.longlong is int64 there, as its dtype
+    table.update({id(np_type): (np_type, shim_type) for np_type, shim_type in shim_dtypes.SHIM_OF.items()})
     return table
 
 

@@ -11,6 +11,7 @@ import types
 
 import numpy
 
+from torch_numpy_shim import _dtypes as shim_dtypes
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from ..errors import GraphBreak
@@ -44,7 +45,7 @@ def is_instance(obj, classes):
 
 def type_of(obj):
     """``type(obj)`` of a shim array or scalar: the shim class NumPy's stands for."""
-    return obj.dtype.type if obj._scalar else type(obj)
+    return shim_dtypes.scalar_class(obj.dtype) if obj._scalar else type(obj)
 
 
 def is_subclass(cls, classes):
