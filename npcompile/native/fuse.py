@@ -1,16 +1,17 @@
 """Fused elementwise float arithmetic: one loop nest instead of numba's array expressions.
 
-An expression tree of float array arithmetic (``+ - * /``, unary minus, sqrt, abs, floor,
-ceil) becomes statements, emitted before the statement that uses the result, that take
-each distinct operand once, broadcast their shapes as NumPy does (operands of the
-result's rank must have one shape; elsewhere a size that does not broadcast raises
-``Bail``, and NumPy then broadcasts or raises itself), allocate the result in the memory
-order NumPy's ``order='K'`` picks for a chain of ufuncs (2-D: C or F from the operands'
-strides; N-D operands must have C-ordered strides, else ``Bail``), and compute every
-element with each operation in NumPy's dtype for it. Numba compiles such a loop nest in
-a fraction of the time its array expressions take (each of those is a function of its
-own), and the loop writes each result once, without a temporary per operation.
-Elementwise IEEE operations are exactly NumPy's; the kernel checks the flags they raise.
+An expression tree of float array arithmetic (``+ - * /``, unary minus, square, sqrt, abs,
+floor, ceil, and ``np.roll`` of an operand, read at shifted indices) becomes statements,
+emitted before the statement that uses the result, that take each distinct operand once,
+broadcast their shapes as NumPy does (operands of the result's rank must have one shape;
+elsewhere a size that does not broadcast raises ``Bail``, and NumPy then broadcasts or
+raises itself), allocate the result in the memory order NumPy's ``order='K'`` picks for a
+chain of ufuncs (2-D: C or F from the operands' strides; N-D operands must have C-ordered
+strides, else ``Bail``), and compute every element with each operation in NumPy's dtype
+for it. Numba compiles such a loop nest in a fraction of the time its array expressions
+take (each of those is a function of its own), and the loop writes each result once,
+without a temporary per operation. Elementwise IEEE operations are exactly NumPy's; the
+kernel checks the flags they raise.
 """
 import dataclasses
 
@@ -18,14 +19,15 @@ import numpy as np
 
 OPS = {"Add": "+", "Sub": "-", "Mult": "*", "Div": "/"}
 FUNCTIONS = {"negative": "-", "sqrt": "np.sqrt", "absolute": "abs", "abs": "abs", "fabs": "abs", "floor": "np.floor",
-             "ceil": "np.ceil"}
+             "ceil": "np.ceil", "square": "{prefix}sq"}
 
 
 @dataclasses.dataclass(frozen=True)
 class Fusion:
     """``leaves``: (code, dtype, ndim) of each operand (ndim 0: a scalar already in the
     dtype it is used in); ``tree``: ("leaf", i) | ("op", symbol, dtype, a, b) |
-    ("fn", name, dtype, a); the result has ``dtype`` and ``ndim``."""
+    ("fn", name, dtype, a) | ("roll", axis, shift, ("leaf", i)) (``np.roll(leaf, shift,
+    axis=axis)`` with constant ints); the result has ``dtype`` and ``ndim``."""
     leaves: tuple
     tree: tuple
     dtype: np.dtype
@@ -60,21 +62,32 @@ def reindex(tree, mapping):
         else tree[:-1] + (reindex(tree[-1], mapping),)
 
 
-def element(fusion, tree, index, scalar):
-    """(code, dtype) of one element of ``tree``; ``index(i)`` indexes array leaf i,
-    ``scalar(i)`` names scalar leaf i."""
+def element(fusion, tree, index, scalar, prefix):
+    """(code, dtype) of one element of ``tree``; ``index(i, roll)`` indexes array leaf i
+    (``roll``: None or (axis, shift)), ``scalar(i)`` names scalar leaf i."""
     if tree[0] == "leaf":
         _, dtype, ndim = fusion.leaves[tree[1]]
-        return (index(tree[1]) if ndim else scalar(tree[1])), np.dtype(dtype)
+        return (index(tree[1], None) if ndim else scalar(tree[1])), np.dtype(dtype)
+    if tree[0] == "roll":
+        _, axis, shift, (_, i) = tree
+        return index(i, (axis, shift)), np.dtype(fusion.leaves[i][1])
     dtype = tree[2]
     name = f"np.{dtype.name}"
     operands = []
     for sub in tree[3:]:
-        code, sub_dtype = element(fusion, sub, index, scalar)
+        code, sub_dtype = element(fusion, sub, index, scalar, prefix)
         operands.append(code if sub_dtype == dtype else f"{name}({code})")
     if tree[0] == "op":
         return f"{name}({operands[0]} {tree[1]} {operands[1]})", dtype
-    return f"{name}({FUNCTIONS[tree[1]]}({operands[0]}))", dtype
+    return f"{name}({FUNCTIONS[tree[1]].format(prefix=prefix)}({operands[0]}))", dtype
+
+
+def rolled(position, size, shift):
+    """The index ``np.roll(a, shift, axis)`` reads along that axis of ``a`` (of ``size``)
+    for result ``position``: (position - shift) mod size, as one compare in the loop (the
+    offset is loop-invariant). Only evaluated inside the loop, where size > 0."""
+    offset = f"({-shift} % {size})"
+    return f"({position} + {offset} - {size} if {position} + {offset} >= {size} else {position} + {offset})"
 
 
 def order_lines(fusion, prefix, var):
@@ -87,6 +100,8 @@ def order_lines(fusion, prefix, var):
     def visit(tree):
         if tree[0] == "leaf":
             return f"{prefix}kdecide({var(f'p{tree[1]}')}, {n0}, {n1})" if fusion.leaves[tree[1]][2] == 2 else "0"
+        if tree[0] == "roll":       # np.roll's result is empty_like(leaf): laid out as the leaf is
+            return visit(tree[3])
         decisions = [visit(sub) if sub[0] == "leaf" else f"{prefix}kresult({visit(sub)}, {n0}, {n1})"
                      for sub in tree[3:]]
         name = var(f"k{len(lines)}")
@@ -151,12 +166,15 @@ def loop_nest(token, fusion, var, same, prefix, dtype=None):
     """``token[i...] = element`` over the result's shape (cast to ``dtype`` if given)."""
     n = fusion.ndim
 
-    def index(i):
+    def index(i, roll):
         k = fusion.leaves[i][2]
         parts = [var(f"i{n - k + j}") + ("" if same else f" * {var(f'm{i}_{j}')}") for j in range(k)]
+        if roll is not None:
+            axis, shift = roll
+            parts[axis] = rolled(parts[axis], f"{var(f'p{i}')}.shape[{axis}]", shift)
         return access(prefix, var(f"p{i}"), parts)
     body = ["    " * d + f"for {var(f'i{d}')} in range({var(f'n{d}')}):" for d in range(n)]
-    code, code_dtype = element(fusion, fusion.tree, index, lambda i: var(f"p{i}"))
+    code, code_dtype = element(fusion, fusion.tree, index, lambda i: var(f"p{i}"), prefix)
     if dtype is not None and np.dtype(dtype) != code_dtype:
         code = f"np.{np.dtype(dtype).name}({code})"
     body.append("    " * n + access(prefix, token, [var(f"i{d}") for d in range(n)], code))

@@ -98,7 +98,8 @@ class NativeKernel:
     """``guard(args, kwargs)``: may this kernel serve the call? ``kernel(*args, **kwargs)``:
     the function's result, computed natively when that is provably NumPy's."""
 
-    def __init__(self, fn, signature, keys, written, compiled, box, guards, source, compile_seconds):
+    def __init__(self, fn, signature, keys, written, compiled, box, guards, source, compile_seconds,
+                 max_elements=None):
         self.fn = fn
         self.signature = signature
         self.nparams = len(signature.parameters)
@@ -112,6 +113,7 @@ class NativeKernel:
         self.globals_used, self.helpers = guards
         self.source = source
         self.compile_seconds = compile_seconds
+        self.max_elements = max_elements     # the policy took it for arrays this small (None: any)
         self.bailouts = 0                    # calls that NumPy finished instead
         from npcompile.native.support import clear_fp_flags, fp_flags
         self.clear_flags, self.flags = clear_fp_flags, fp_flags
@@ -139,6 +141,8 @@ class NativeKernel:
         for helper, code, defaults in self.helpers:
             if helper.__code__ is not code or helper.__defaults__ is not defaults:
                 return False
+        if self.max_elements is not None and any(values[j].size > self.max_elements for j in self.arrays):
+            return False
         for i in self.written:      # the kernel assumes what it writes overlaps no other argument
             for j in self.arrays:
                 if j != i and np.may_share_memory(values[i], values[j]):
@@ -180,7 +184,8 @@ def call_key(fn, args, kwargs=None):
 def try_compile(fn, args, kwargs=None, *, loop_kernels_only=True):
     """A NativeKernel for ``fn`` specialized to these arguments' types, or a Refusal.
     ``loop_kernels_only``: also refuse functions the native path reproduces but does not
-    speed up (``Lowering.loop_kernel_reason``); off, every provable function compiles."""
+    speed up (``Lowering.loop_kernel_reason``; one it takes for small arrays only guards
+    their size: ``Lowering.size_bound``); off, every provable function compiles."""
     try:
         import numba
     except ImportError:
@@ -197,7 +202,8 @@ def try_compile(fn, args, kwargs=None, *, loop_kernels_only=True):
         types = {name: argument_type(name, v) for name, v in values.items()}
         lowering = Lowering(fn, types)
         source = lowering.source()
-        policy = lowering.loop_kernel_reason() if loop_kernels_only else None
+        largest = max((v.size for v in values.values() if type(v) is np.ndarray), default=0)
+        policy = lowering.loop_kernel_reason(largest) if loop_kernels_only else None
         if policy:
             return Refusal(f"not a loop kernel: {policy}")
         box = boxer(lowering.return_type)
@@ -225,7 +231,8 @@ def try_compile(fn, args, kwargs=None, *, loop_kernels_only=True):
     keys = [guard_key(values[n]) for n in names]
     written = [i for i, n in enumerate(names) if n in lowering.written_roots]
     guards = lowering.program.guards(lowering)
-    return NativeKernel(fn, signature, keys, written, compiled, box, guards, source, seconds)
+    bound = lowering.size_bound() if loop_kernels_only else None
+    return NativeKernel(fn, signature, keys, written, compiled, box, guards, source, seconds, bound)
 
 
 def _numba_type(numba, value):

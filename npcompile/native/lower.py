@@ -52,6 +52,7 @@ ELEMENTWISE = {"sqrt", "abs", "absolute", "fabs", "floor", "ceil"}   # exactly r
 ALLOCATORS = {"zeros": "zeros", "empty": "empty", "ones": "ones"}
 LIKE = {"zeros_like": "zeros", "empty_like": "empty", "ones_like": "ones"}
 PREFIX = "_nc_"
+NESTED_WIDE_ELEMENTS = 65536    # see Lowering.size_bound
 SHIFTS = ("LShift", "RShift")
 
 
@@ -278,7 +279,7 @@ class Lowering:
             if not (isinstance(t, Array) and t.ndim == 1):
                 raise NotNative("a for loop over something other than range() or a 1-D array")
             outer = set(self.defined)
-            self.work.add(("scalar", True))     # a loop over elements: element indexing
+            self.work.add(("scalar", self.loop_depth + 1))     # a loop over elements: element indexing
             self.assign_name(s.target.id, scalar(Sc(t.dtype)))
             self.emit(depth, f"for {s.target.id} in {code}:")
         self.loop_body(s.body, depth + 1)
@@ -296,8 +297,8 @@ class Lowering:
     def note(self, kind):
         """Record work of ``kind`` ('scalar': element indexing or a dot product; 'wide':
         N-D elementwise arithmetic; 'sweep': a line or plane of an array selected by a
-        loop variable) and whether it is inside a loop (see ``loop_kernel_reason``)."""
-        self.work.add((kind, self.loop_depth > 0))
+        loop variable) and how many loops it is inside (see ``loop_kernel_reason``)."""
+        self.work.add((kind, self.loop_depth))
 
     def fused(self, parts, make_tree, result, unfused):
         """A name for the array ``make_tree`` of ``parts`` computes, by one loop nest
@@ -330,8 +331,9 @@ class Lowering:
         if result.ndim >= 2:
             self.note("wide")
 
-    def loop_kernel_reason(self):
-        """Why this function is not a loop kernel the native path should take, or None.
+    def loop_kernel_reason(self, largest=0):
+        """Why this function is not a loop kernel the native path should take, or None;
+        ``largest``: the size of the call's largest array argument.
         Measured (benchmarks.loops --native): numba wins where loops index elements or
         take dot products of slices, and where a loop sweeps an axis (``x[:, j]``,
         ``u[:, :, k]`` selected by the loop variable: a recurrence the traced path runs
@@ -339,12 +341,30 @@ class Lowering:
         loses to the traced path's fused kernels on time loops over whole 2-D arrays
         (native vs NumPy: floyd_warshall 0.45x, conv2d 0.8x, jacobi_2d and fdtd_2d 1.0x;
         traced 2.1x, 5.1x, 2.2x, 1.6x), so 2-D elementwise work in a loop without a sweep
-        stays traced."""
-        in_loop = {kind for kind, inside in self.work if inside}
+        stays traced, unless it is in nested loops on small arrays (``size_bound``)."""
+        in_loop = {kind for kind, depth in self.work if depth}
         if "wide" in in_loop and "sweep" not in in_loop:
-            return "elementwise arithmetic on 2-D arrays inside a loop"
+            if self.size_bound() is None:
+                return "elementwise arithmetic on 2-D arrays inside a loop"
+            if largest > self.size_bound():
+                return (f"elementwise arithmetic on 2-D arrays inside nested loops, on arrays of {largest} "
+                        f"elements (over {NESTED_WIDE_ELEMENTS})")
+            return None
         if not in_loop & {"scalar", "sweep"}:
             return "no element indexing or dot product inside a loop (whole-array code: the traced path fuses it)"
+        return None
+
+    def size_bound(self):
+        """The most elements an array argument of a kernel taken for 2-D elementwise work
+        in nested loops may have (a time loop around a solver's own loop: cavity_flow,
+        channel_flow), or None for other kernels. On small arrays the traced path pays
+        its per-iteration runtime cost and a graph break per inner loop, and NumPy its
+        per-operation cost, on every inner iteration; fused native loops pay neither
+        (single thread, load 5-8: cavity_flow 41x41 9.0x NumPy natively, traced 0.88x;
+        101x101 2.5x). On large ones Inductor's vectorized kernels win (conv2d's 25
+        window steps on 768x768: native 0.77x NumPy, traced 5.1x)."""
+        if any(kind == "wide" and depth >= 2 for kind, depth in self.work):
+            return NESTED_WIDE_ELEMENTS
         return None
 
     def _nonzero_constant(self, node):
@@ -734,8 +754,8 @@ class Lowering:
                 return f"{PREFIX}{helper}({self.as_operand(lc, lt, dtype)}, {self.as_operand(rc, rt, dtype)})", result
             return f"np.dot({self.as_operand(lc, lt, dtype)}, {self.as_operand(rc, rt, dtype)})", result
         if isinstance(result, Array):
-            if op == "Pow":     # NumPy's power loops special-case exponents (x**0.5 is sqrt, not pow)
-                raise NotNative("** on arrays")
+            if op == "Pow":
+                return self.square(left, right, result)
             if op in SHIFTS:    # numba's machine shift is undefined past the width; NumPy's gives 0
                 raise NotNative("a shift of arrays")
             if op in ("FloorDiv", "Mod") and dtype.kind != "f" or dtype.kind == "b" and \
@@ -763,6 +783,17 @@ class Lowering:
         if dtype.kind == "b" and op in ("BitAnd", "BitOr", "BitXor"):
             return f"({lc} {SYMBOL[op]} {rc})", result
         raise NotNative(f"{op} in {dtype}")
+
+    def square(self, left, right, result):
+        """``x ** 2`` of a float array: NumPy's power takes its fast path to ``square``
+        (x * x, exactly rounded); other exponents go to its power loops (x**0.5 is sqrt,
+        others call pow), which are not reproduced here."""
+        (lc, lt), (rc, rt) = left, right
+        if not (isinstance(lt, Array) and isinstance(rt, Scalar) and rt.is_python() and rc in ("2", "2.0")
+                and result.dtype.kind == "f" and result.dtype == lt.dtype):
+            raise NotNative("** on arrays other than a float array squared")
+        return self.fused([(lc, lt.dtype, lt.ndim)], lambda a: ("fn", "square", result.dtype, a), result,
+                          f"({lc} * {lc})")
 
     def int_binop(self, op, a, b, dtype):
         """``a OP b`` on two scalars already of the integer ``dtype``: checked where NumPy's
@@ -917,7 +948,7 @@ class Lowering:
         for i in spec.written:
             self.mark_written(args[i][1])
         self.calls[spec.name] = spec
-        self.work |= {(kind, inside or self.loop_depth > 0) for kind, inside in spec.lowering.work}
+        self.work |= {(kind, depth + self.loop_depth) for kind, depth in spec.lowering.work}
         roots = {self.program.placeholder(i): t.roots for i, (_, t) in enumerate(args) if isinstance(t, Array)}
         return f"{spec.name}({', '.join(c for c, _ in args)})", remap(spec.lowering.return_type, roots)
 
@@ -1053,9 +1084,29 @@ class Lowering:
             return f"{np_type(t.dtype)}(np.sqrt({PREFIX}{helper}({x}, {x})))", scalar(Sc(t.dtype))
         if name in ("minimum", "maximum"):
             return self.out_ufunc(name, node)
+        if name == "roll":
+            return self.roll(node)
         if isinstance(getattr(np, name, None), type) and issubclass(getattr(np, name), np.generic):
             return self.scalar_constructor(np.dtype(getattr(np, name)), node)
         raise NotNative(f"np.{name} with these arguments")
+
+    def roll(self, node):
+        """``np.roll(a, shift, axis)`` of a float array with constant ints: not a copy but
+        a leaf of the fused loop read at shifted indices (fuse.py). Its result is NumPy's
+        ``empty_like(a)`` filled, so it has ``a``'s layout."""
+        args = list(node.args) + [k.value for k in node.keywords if k.arg == "axis"]
+        if len(args) != 3 or any(k.arg not in ("shift", "axis") for k in node.keywords) or len(node.keywords) > 1 \
+                or node.keywords and node.keywords[0].arg != "axis":
+            raise NotNative("np.roll other than np.roll(a, shift, axis)")
+        code, t = self.expr(args[0])
+        shift, axis = self.constant_int(args[1]), self.constant_int(args[2])
+        if not isinstance(t, Array) or t.dtype.kind != "f" or shift is None or axis is None \
+                or not -t.ndim <= axis < t.ndim:
+            raise NotNative("np.roll other than of a float array by constant ints along an axis it has")
+        if code in self.fusions or self.no_hoist:
+            raise NotNative("np.roll of an array expression or in a while condition")
+        result = dataclasses.replace(numpy_result(lambda a: np.roll(a, shift, axis), t), contiguous=t.contiguous)
+        return self.fused([(code, t.dtype, t.ndim)], lambda a: ("roll", axis % t.ndim, shift, a), result, None)
 
     def scalar_constructor(self, dtype, node):
         """``np.uint16(x)`` and the like of one scalar: a Python int must fit (NumPy raises

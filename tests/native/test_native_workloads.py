@@ -16,7 +16,8 @@ pytest.importorskip("numba")
 # loop kernels: the native path takes them as they are written
 LOOP_KERNELS = ["cholesky", "lu", "lu_solve", "durbin", "trisolv", "gramschmidt", "syrk", "syr2k", "trmm",
                 "nussinov", "seidel_2d", "spmv", "crc16_ccitt",
-                "adi", "deriche", "vadv"]     # sweeps along an axis, helpers called in the loop
+                "adi", "deriche", "vadv",     # sweeps along an axis, helpers called in the loop
+                "cavity_flow", "channel_flow"]    # whole small arrays in nested loops (rolls, squares)
 # provably NumPy's natively too, but whole-array work the policy leaves to the traced path
 WHOLE_ARRAY = ["floyd_warshall", "jacobi_1d", "fdtd_2d", "conv2d", "jacobi_2d", "heat_3d"]
 NATIVE = LOOP_KERNELS + WHOLE_ARRAY
@@ -31,6 +32,7 @@ SIZES = {
     "spmv": [(1, 1, 1), (3, 4, 2), (6, 5, 3)], "crc16_ccitt": [0, 1, 9],
     "adi": [(3, 1), (4, 2), (6, 2)], "deriche": [(1, 1), (2, 3), (5, 4)], "vadv": [(1, 1, 1), (2, 3, 2), (3, 1, 4)],
     "jacobi_2d": [(3, 1), (5, 2)], "heat_3d": [(3, 1), (4, 2)],
+    "cavity_flow": [(2, 1, 1), (3, 1, 2), (5, 2, 3)], "channel_flow": [(2, 2, 1, 1), (3, 4, 2, 2), (5, 3, 1, 3)],
 }
 
 
@@ -60,13 +62,33 @@ def test_workload_runs_natively_and_matches_numpy(name, size):
 
 @pytest.mark.parametrize("name", LOOP_KERNELS + WHOLE_ARRAY)
 def test_loop_kernel_policy(name):
-    """The default policy takes loops over elements and slices, not whole-array loops."""
+    """The default policy takes loops over elements and slices, and whole small arrays in
+    nested loops, not whole-array loops (at the size the benchmarks run)."""
     w = workload(name)
-    kernel = try_compile(w.fn, w.inputs("tiny"))
+    kernel = try_compile(w.fn, w.inputs("tiny" if name in LOOP_KERNELS else "small"))
     if name in LOOP_KERNELS:
         assert kernel, kernel
     else:
         assert not kernel and kernel.reason.startswith("not a loop kernel")
+
+
+def test_nested_whole_array_loops_are_native_on_small_arrays_only():
+    """cavity_flow's kernel guards the size it was taken for (a larger call is refused and
+    takes the traced path); conv2d (nested window loops) is native on a tiny image only."""
+    cavity = workload("cavity_flow")
+    kernel = try_compile(cavity.fn, cavity.inputs("tiny"))
+    assert kernel and kernel.max_elements == 65536
+    small = cavity.inputs("small")
+    assert kernel.guard(fresh(small))
+    big = list(small)
+    big[2] = np.zeros((257, 256))
+    assert not kernel.guard(tuple(big))
+    refusal = try_compile(cavity.fn, tuple(big))
+    assert not refusal and "nested loops, on arrays of 65792 elements" in refusal.reason
+    conv = workload("conv2d")
+    assert try_compile(conv.fn, conv.inputs("tiny"))
+    assert not try_compile(conv.fn, conv.inputs("small"))
+    assert try_compile(workload("cholesky").fn, workload("cholesky").inputs("tiny")).max_elements is None
 
 
 def test_second_call_reuses_the_kernel_and_its_guard_rejects_other_types():
