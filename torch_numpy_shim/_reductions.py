@@ -15,10 +15,9 @@ float16 sums and products accumulate in float32 and round once, as NumPy does al
 contiguous data; NumPy rounds every step when it reduces along an outer axis, so
 results there can differ by rounding, and on overflow (inf where float32 stays finite).
 
-Known limitation: a complex product that meets inf/NaN or overflows depends on the
-order of the multiplications (0 * inf is NaN), and torch's kernels (which also start
-cumprod from the identity 1) do not multiply in NumPy's order; such products can
-differ from NumPy in which parts are NaN. Finite complex products agree to rounding.
+A product that overflows, underflows or meets inf/NaN depends on the order of the
+multiplications (0 * inf is NaN); where it can, NumPy's own loop answers (see
+``_product_order``), and under npcompile the call reruns as written.
 """
 import builtins
 import math
@@ -26,11 +25,12 @@ import math
 import numpy
 import torch
 
-from . import _dtypes, _fp_errors, _promotion
+from . import _dtypes, _errors, _fp_errors, _promotion
 from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor, check_python_int_fits
 from ._detours import orderable
-from ._errors import UFuncOutputCastingError
+from ._errors import UFuncOutputCastingError, raise_if
+from ._graph_warnings import warn_if
 from ._ndarray import ndarray
 from ._normalize import (
     NO_VALUE,
@@ -43,6 +43,7 @@ from ._normalize import (
     normalizer,
     where_mask,
 )
+from ._product_order import NARROW, accumulation_order_matters, numpy_answer, product_order_matters
 from ._ufunc_kernels import complex_from_parts
 
 __all__ = [
@@ -216,25 +217,94 @@ def _reported(x, axes, r, name="reduce"):
     return r
 
 
-def _prod_tensor(t, axes, loop, mask=None):
+def _prod_tensor(t, axes, loop, mask=None, order_checked=False):
     """Product over ``axes``; float16 multiplies in float32 and rounds once, as NumPy's
-    loop does along contiguous data (so 256 * 256 * 0 is 0, not inf * 0)."""
+    loop does along contiguous data (so 256 * 256 * 0 is 0, not inf * 0); other floats
+    in NumPy's order where the order matters (unless ``order_checked``)."""
     x = cast_tensor(t, loop)
-    if mask is not None:
-        x = torch.where(mask, x, torch.ones((), dtype=x.dtype))
+    ordered = None if order_checked else _ordered_product(x, axes, mask, None)
+    if ordered is not None:
+        return ordered
+    factors = x if mask is None else torch.where(mask, x, torch.ones((), dtype=x.dtype))
     if x.dtype == torch.float16:
-        return _reported(x, axes, torch.prod(_to_last(x.to(torch.float32), axes), -1).to(torch.float16))
-    return _reported(x, axes, _exact(lambda v: torch.prod(_to_last(v, axes), -1), loop, x))
+        return _reported(factors, axes, torch.prod(_to_last(factors.to(torch.float32), axes), -1).to(torch.float16))
+    return _reported(factors, axes, _exact(lambda v: torch.prod(_to_last(v, axes), -1), loop, factors))
+
+
+def _ordered_product(x, axes, mask, start):
+    """NumPy's ``multiply.reduce`` of float ``x`` (from ``start``, a 0-d tensor, if not
+    None) where the order of its steps may matter; else None (see _in_numpy_order)."""
+    if not (x.is_floating_point() or x.is_complex()):
+        return None
+
+    def order_matters():
+        factors = x if mask is None else torch.where(mask, x, torch.ones((), dtype=x.dtype))
+        factors = _to_last(factors, axes)
+        if start is not None:
+            factors = torch.cat([start.expand(*factors.shape[:-1], 1), factors], -1)
+        return product_order_matters(factors)
+
+    def reduce(a, *m):
+        initial = {} if start is None else {"initial": start.item()}
+        return numpy.multiply.reduce(a, axis=axes, where=m[0] if m else True, **initial)
+
+    return _in_numpy_order(order_matters, lambda: numpy_answer(reduce, [x] if mask is None else [x, mask], "reduce"))
+
+
+def _in_numpy_order(order_matters, answer):
+    """``answer()`` (NumPy's loop) where ``order_matters()`` (a bool tensor) holds, else
+    None. While npcompile traces, the condition is deferred as a value check instead:
+    the compiled call reruns as written where it holds (nothing without npcompile)."""
+    if _fp_errors.tracing():
+        _defer(order_matters)
+        return None
+    return answer() if builtins.bool(order_matters()) else None
+
+
+def _defer(condition):
+    """While npcompile traces (``raise_if`` collects its checks), ``condition()`` (a bool
+    tensor) makes the compiled call rerun as written where it holds: for answers and
+    warnings only NumPy's own run gives. Plain tracing (make_fx alone) skips it."""
+    if _errors._check_collector is not None:
+        raise_if(condition(), AssertionError("a deferred check is never raised"))
 
 
 def _check_has_identity(name, mask, reduced_size):
     """Reductions without an identity (min/max, or sum/prod with ``initial=None``)
-    refuse empty and masked reductions."""
+    refuse empty and masked reductions (a selection's row count: a value check)."""
     if mask is not None:
         raise ValueError(f"reduction operation '{name}' does not have an identity, so to use "
                          "a where mask one has to specify 'initial'")
-    if reduced_size == 0:
-        raise ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    empty = ValueError(f"zero-size array to reduction operation {name} which has no identity")
+    if _data_dependent(reduced_size):
+        raise_if(_count_tensor(reduced_size) == 0, empty)
+    elif reduced_size == 0:
+        raise empty
+
+
+def _data_dependent(size):
+    """A size only the data knows while tracing (``x[mask]``'s row count, an unbacked
+    SymInt): comparing it would stop the trace, so checks on it are value checks."""
+    if not isinstance(size, torch.SymInt):
+        return False
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols  # loaded by tracing
+    return builtins.bool(free_unbacked_symbols(size))
+
+
+def _count_tensor(count):
+    """A count (int, SymInt or tensor) as an int64 tensor."""
+    return count if isinstance(count, torch.Tensor) else torch.scalar_tensor(count, dtype=torch.int64)
+
+
+def _warn_while_tracing(count, short, message):
+    """While npcompile traces: the graph warns ``message`` where NumPy does, when
+    ``short(count)`` holds (decided now for a count known while tracing)."""
+    if _errors._check_collector is None:
+        return
+    if isinstance(count, torch.Tensor) or _data_dependent(count):
+        warn_if(short(_count_tensor(count)), message)
+    elif short(count):
+        warn_if(torch.ones((), dtype=torch.bool), message)
 
 
 def _sum_or_prod(a, axis, dtype, out, keepdims, initial, where, product):
@@ -254,8 +324,11 @@ def _sum_or_prod(a, axis, dtype, out, keepdims, initial, where, product):
 
 def _from_initial(t, axes, loop, mask, initial, product):
     """The reduction of ``t`` combined with ``initial``, flags reported as one step."""
-    total = (_prod_tensor if product else _sum_tensor)(t, axes, loop, mask)
     start = _initial_tensor(initial, loop)
+    ordered = _ordered_product(cast_tensor(t, loop), axes, mask, start) if product else None
+    if ordered is not None:
+        return ordered
+    total = _prod_tensor(t, axes, loop, mask, order_checked=True) if product else _sum_tensor(t, axes, loop, mask)
     r = _exact(torch.mul, loop, total, start) if product else _add_or_subtract(torch.add, loop, total, start)
     if _fp_errors.watching():
         name = "multiply" if product else "add"
@@ -296,7 +369,8 @@ def _divide_into(total, count, out):
     if out is None:
         return _divide(total, count)
     _store(total, out)
-    count = count.reshape(out.shape) if isinstance(count, torch.Tensor) else count
+    if isinstance(count, torch.Tensor) and count.ndim:
+        count = count.reshape(out.shape)
     out._t.copy_(_divide(out._t, count))
     return out
 
@@ -342,7 +416,9 @@ def _mean(a, axes, dtype, out, keepdims, mask):
     count = _count(a.shape, axes, mask)
     if isinstance(count, torch.Tensor):
         count = count.reshape(total.shape)
-    if not _fp_errors.tracing() and _any_zero(count):
+    if _fp_errors.tracing():
+        _warn_while_tracing(count, lambda n: n == 0, "Mean of empty slice")
+    elif _any_zero(count):
         _fp_errors.warn("Mean of empty slice")
         _report_division(total, count, _division_name(total, count, out))
     result = _divide_into(total, count, out)
@@ -379,6 +455,8 @@ def _variance(a, axes, dtype, out, ddof, keepdims, mask, mean_):
     if dtype is None and _is_integral(a.dtype):
         dtype = _dtypes.float64.dtype
     count = _count(a.shape, axes, mask)
+    if _fp_errors.tracing():
+        _warn_while_tracing(count, lambda n: n <= ddof, "Degrees of freedom <= 0 for slice")
     short = not _fp_errors.tracing() and _any_short(count, ddof)
     if short:
         _fp_errors.warn("Degrees of freedom <= 0 for slice")
@@ -404,8 +482,8 @@ def _variance(a, axes, dtype, out, ddof, keepdims, mask, mean_):
         _report_deviations(operands, deviation, squares, "square", None)
     loop = _loop_dtype(_from_torch(squares), dtype, out)
     total = _shaped(_sum_tensor(squares, axes, loop, mask), a.shape, axes, keepdims)
-    if isinstance(count, torch.Tensor):
-        dof = torch.clamp(count - ddof, min=0).reshape(total.shape)
+    if isinstance(count, torch.Tensor) or _data_dependent(count):
+        dof = torch.clamp(_count_tensor(count) - ddof, min=0).reshape(total.shape)
     else:
         dof = builtins.max(count - ddof, 0)
     if short:
@@ -674,7 +752,13 @@ def _accumulate(t, ax, input_dt, dtype, out, product, include_initial=False):
     loop = _loop_dtype(input_dt, dtype, out)
     op = torch.cumprod if product else torch.cumsum
     x = cast_tensor(t, loop)
-    r = _reported(x, None, _exact(lambda v: op(v, ax), loop, x), "accumulate")
+    r = _exact(lambda v: op(v, ax), loop, x)
+    ordered = None
+    if x.dtype in NARROW or (product and x.dtype == torch.complex128):   # wider (or fused) steps in torch
+        ufunc = numpy.multiply if product else numpy.add
+        ordered = _in_numpy_order(lambda: accumulation_order_matters(x, r, ax, product),
+                                  lambda: numpy_answer(lambda a: ufunc.accumulate(a, axis=ax), [x], "accumulate"))
+    r = _reported(x, None, r, "accumulate") if ordered is None else ordered
     if include_initial:
         shape = list(r.shape)
         shape[ax] = 1

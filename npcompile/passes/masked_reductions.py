@@ -35,6 +35,9 @@ _VIEWS = (_aten.view.default, _aten.reshape.default, _aten._unsafe_view.default,
 #: assertions on the row count that the rewrite makes moot (the count is a tensor now)
 _ASSERTS = (_aten._assert_scalar.default, _aten.sym_constrain_range_for_size.default,
             _aten.sym_constrain_range.default)
+#: the count tensor in another dtype: the op ``_to_copy`` decomposes into (the pass runs after
+#: Inductor's decompositions, and Inductor lowers no ``_to_copy`` left in the graph then)
+_CONVERT = torch.ops.prims.convert_element_type.default
 #: Python arithmetic on the row count, as the aten op on the count tensor
 _INT_ARITHMETIC = {operator.add: _aten.add.Tensor, operator.sub: _aten.sub.Tensor, operator.mul: _aten.mul.Tensor,
                    operator.mod: _aten.remainder.Tensor, operator.eq: _aten.eq.Tensor, operator.ne: _aten.ne.Tensor,
@@ -356,11 +359,11 @@ class _Rewrite:
         args = [count if a is node else a for a in user.args]
         with self.before(user), self.mode:
             if user.target is torch.sym_float:
-                return self.call(_aten._to_copy.default, count, dtype=torch.float64)
+                return self.call(_CONVERT, count, torch.float64)
             if user.target is operator.neg:
                 return self.call(_aten.neg.default, count)
             if user.target is operator.truediv:
-                args = [self.call(_aten._to_copy.default, a, dtype=torch.float64) if a is count else a for a in args]
+                args = [self.call(_CONVERT, a, torch.float64) if a is count else a for a in args]
                 return self.call(_aten.div.Tensor, *args)
             if user.target is operator.floordiv:
                 return self.call(_aten.div.Tensor_mode, *args, rounding_mode="floor")
@@ -371,8 +374,12 @@ class _Rewrite:
         ``.Scalar`` overload becomes ``.Tensor``), checked to give the same dtype and shape."""
         target = user.target
         if target is _aten.scalar_tensor.default and user.args[0] is node:
+            kwargs = user.kwargs
+            if kwargs.get("device", _val(count).device) != _val(count).device or \
+                    kwargs.get("layout") not in (None, torch.strided) or kwargs.get("pin_memory"):
+                raise Refused()
             with self.before(user), self.mode:
-                new = self.call(_aten._to_copy.default, count, **user.kwargs)
+                new = self.call(_CONVERT, count, kwargs.get("dtype") or torch.get_default_dtype())
         else:
             if target._overloadname.endswith("Scalar"):
                 target = getattr(target.overloadpacket, target._overloadname[:-len("Scalar")] + "Tensor", None)
