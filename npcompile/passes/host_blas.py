@@ -17,9 +17,17 @@ the buffer Inductor allocated (``_host_matmul_out``), not to a call through torc
 dispatcher: that costs ~3 us a product, as much as a small product's gain.
 
 ``npcompile.config.host_blas`` chooses: ``"auto"`` (measure, once per machine, dtype, kind
-and torch thread count: ``numpy_is_faster``), ``"numpy"`` (rewrite every product worth
+and thread counts: ``numpy_is_faster``), ``"numpy"`` (rewrite every product worth
 it) or ``"torch"`` (rewrite none). NumPy's BLAS runs with the threads it has (see
 ``benchmarks.conditions.set_numpy_blas_threads``).
+
+Under ``"auto"`` the decision depends on the thread counts of the call, not only of the
+compile: torch's count changes per call (``npcompile.threads`` gives small or contended
+calls one thread) and the caller may change either library's (on the EPYC, float32
+products of the small kind: NumPy's take 0.65x torch's time with two threads each, 1.3x
+with one). So each product the pass rewrites (NumPy wins under the compile's counts)
+picks NumPy's or torch's kernel when it runs (``_CHOSEN``: the decision for the counts it
+runs under, a cached look-up); a product left to torch stays torch's.
 """
 import functools
 import time
@@ -77,6 +85,18 @@ def _host_matmul_out(a, b, out):
     with no trip through torch's dispatcher (see the module docstring)."""
     np.matmul(a.numpy(), b.numpy(), out=out.numpy())
     return out
+
+
+def _chosen_out(kind):
+    """The form Inductor calls for a product of ``kind`` under ``"auto"``: NumPy's product
+    into ``out`` where it is faster under the thread counts of this call, else torch's."""
+    def product(a, b, out):
+        if numpy_is_faster(a.dtype, kind):
+            np.matmul(a.numpy(), b.numpy(), out=out.numpy())
+            return out
+        return torch.mm(a, b, out=out) if a.dim() == 2 else torch.bmm(a, b, out=out)
+    product.__name__ = product.__qualname__ = f"_host_matmul_{kind}_out"
+    return product
 
 
 @torch.library.register_fake("npcompile::host_matmul", lib=_LIB)
@@ -258,11 +278,21 @@ class UseHostBlas(CustomGraphPass):
         compiled under other ones."""
         decisions = "".join("N" if numpy_is_faster(dtype, kind) else "T"
                             for dtype in _DTYPES for kind in KINDS)
-        return f"npcompile.host_blas.UseHostBlas/2:{decisions}:{MIN_SMALL_WORK}:{MIN_WORK}:{NARROW}"
+        return (f"npcompile.host_blas.UseHostBlas/3:{config.host_blas}:{decisions}:"
+                f"{MIN_SMALL_WORK}:{MIN_WORK}:{NARROW}")
 
 
-#: The name Inductor's generated code calls ``_host_matmul_out`` by (``extern_kernels.<name>``).
+#: The name Inductor's generated code calls ``_host_matmul_out`` by (``extern_kernels.<name>``);
+#: under ``"auto"`` it calls the kind's ``_CHOSEN`` form, named ``<name>_<kind>``.
 EXTERN_NAME = "npcompile_host_matmul"
+_CHOSEN = {kind: _chosen_out(kind) for kind in KINDS}
+
+
+def _extern_name(size, inner):
+    """The extern a product of result ``size`` over ``inner`` terms calls: NumPy's always
+    (``"numpy"``), or the form that decides per call (``"auto"``)."""
+    kind = product_kind([int(n) for n in size], int(inner))
+    return EXTERN_NAME if config.host_blas != "auto" or kind is None else f"{EXTERN_NAME}_{kind}"
 
 
 def lower_to_extern_call():
@@ -278,11 +308,13 @@ def lower_to_extern_call():
 
     if host_matmul in lowerings:
         return
-    choice = ExternKernelChoice.lookup(EXTERN_NAME) or ExternKernelChoice(_host_matmul_out, name=EXTERN_NAME)
+    forms = {EXTERN_NAME: _host_matmul_out, **{f"{EXTERN_NAME}_{kind}": fn for kind, fn in _CHOSEN.items()}}
+    choices = {name: ExternKernelChoice.lookup(name) or ExternKernelChoice(fn, name=name)
+               for name, fn in forms.items()}
 
     def lower(a, b):
-        *_, layout, a, b = mm_args(a, b)
-        return choice.bind((a, b), layout).output_node()
+        _, _, inner, layout, a, b = mm_args(a, b)
+        return choices[_extern_name(layout.size, inner)].bind((a, b), layout).output_node()
 
     register_lowering(host_matmul, type_promotion_kind=None)(lower)
 
