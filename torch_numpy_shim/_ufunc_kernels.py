@@ -135,6 +135,24 @@ def true_divide(a, b):
     return complex_from_parts(real, imag)
 
 
+def divide_by_real(a, b):
+    """``a / b`` for ``b`` cast from a real (imaginary part +0): NumPy's Smith's algorithm
+    with that zero put in, bit for bit. ``|br| >= 0`` takes the first branch (a nan
+    ``br`` makes every branch nan), where ``rat = +0 / br`` is a zero of ``br``'s sign
+    and ``br + 0 * rat`` is ``br``; a zero ``br`` divides each part by ``+0``. Kept:
+    ``ai * rat`` (nan for an infinite or nan ``ai``) and the additions, which set the
+    signs of zero results. About 12 ops instead of Smith's 35."""
+    if not a.is_complex():
+        return torch.div(a, b)
+    ar, ai, br = a.real, a.imag, b.real
+    rat = torch.copysign(_zero(br), br)
+    scale = torch.reciprocal(br)
+    real = (ar + ai * rat) * scale
+    imag = (ai - ar * rat) * scale
+    zero, abs_br = br == 0, br.abs()
+    return complex_from_parts(torch.where(zero, ar / abs_br, real), torch.where(zero, ai / abs_br, imag))
+
+
 def floor_divide(a, b):
     if _is_float(a):
         return _float_divmod(a, b)[0]

@@ -46,6 +46,11 @@ def _operand(x):
     return arr, arr.dtype.np
 
 
+def _is_real(operand):
+    """Whether an operand (see ``_operand``) holds real numbers (bool, int or float)."""
+    return operand.dtype.np.kind != "c" if isinstance(operand, ndarray) else not isinstance(operand, complex)
+
+
 def _python_type(x):
     for t in PY_SCALARS:
         if isinstance(x, t):
@@ -305,7 +310,11 @@ class ufunc:
         """Integer power checks exponents for negatives; a Python int exponent is checked
         here, on the value, so the kernel need not read tensor data (keeps it traceable).
         ``x ** 2`` on floats is a multiply (pow is correctly rounded, so NumPy's result is
-        the same), which compilers fuse instead of calling pow."""
+        the same), which compilers fuse instead of calling pow. A complex division by a
+        real divisor (cast to complex: imaginary part +0) takes the short form of NumPy's
+        algorithm for that zero."""
+        if self.__name__ == "divide":
+            return K.divide_by_real if loop_in[0].kind == "c" and _is_real(operands[1]) else self._kernel
         if self.__name__ != "power":
             return self._kernel
         if type(operands[1]) in (int, float) and operands[1] == 2 and loop_in[0].kind == "f":

@@ -64,7 +64,7 @@ class SplitComplex(CustomGraphPass):
             _Rewrite(graph, first.meta["val"].fake_mode).run()
 
     def uuid(self):
-        return "npcompile.complex_lowering.SplitComplex/2"
+        return "npcompile.complex_lowering.SplitComplex/3"
 
 
 class _Rewrite:
@@ -296,6 +296,8 @@ def _div(r, node):
     if node.kwargs.get("rounding_mode") is not None:
         return None
     (ar, ai), (br, bi) = r.operands(node, node.args)
+    if _positive_zero(bi):
+        return _div_by_real(r, ar, ai, br)
     abs_br = r.abs(br)
     real_larger = r.op(aten.ge.Tensor, abs_br, r.abs(bi))
     ratio = r.where(real_larger, r.div(bi, br), r.div(br, bi))
@@ -308,6 +310,26 @@ def _div(r, node):
     br_zero, bi_zero = r.eq(br, 0), r.eq(bi, 0)
     return (r.where(br_zero, r.where(bi_zero, r.div(ar, abs_br), real), real),
             r.where(br_zero, r.where(bi_zero, r.div(ai, abs_br), imag), imag))
+
+
+def _positive_zero(part):
+    """Whether a part is the constant +0: the imaginary part of a real cast to complex."""
+    if part.target is not aten.full.default:
+        return False
+    value = part.args[1]
+    return isinstance(value, (int, float)) and value == 0 and math.copysign(1.0, value) > 0
+
+
+def _div_by_real(r, ar, ai, br):
+    """Smith's algorithm for a divisor ``br + 0j``, bit for bit (see the shim's
+    ``divide_by_real``): ``rat = +0 / br`` is a zero of br's sign, ``scl = 1 / br``; a
+    zero br divides each part by +0. About 12 ops instead of 35."""
+    rat = r.op(aten.copysign.Tensor, r.const_like(0.0, br), br)
+    scale = r.op(aten.reciprocal.default, br)
+    real = r.mul(r.add(ar, r.mul(ai, rat)), scale)
+    imag = r.mul(r.sub(ai, r.mul(ar, rat)), scale)
+    zero, abs_br = r.eq(br, 0), r.abs(br)
+    return r.where(zero, r.div(ar, abs_br), real), r.where(zero, r.div(ai, abs_br), imag)
 
 
 def _neg(r, node):
