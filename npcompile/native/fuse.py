@@ -77,8 +77,8 @@ def element(fusion, tree, index, scalar, prefix):
     for sub in tree[3:]:
         code, sub_dtype = element(fusion, sub, index, scalar, prefix)
         operands.append(code if sub_dtype == dtype else f"{name}({code})")
-    if tree[0] == "op":
-        return f"{name}({operands[0]} {tree[1]} {operands[1]})", dtype
+    if tree[0] == "op":     # operands of one float dtype: numba computes in it, no cast needed
+        return f"({operands[0]} {tree[1]} {operands[1]})", dtype
     return f"{name}({FUNCTIONS[tree[1]].format(prefix=prefix)}({operands[0]}))", dtype
 
 
@@ -130,7 +130,7 @@ def lines(token, fusion, prefix, into=None):
     if same:        # one shape for every operand (else NumPy broadcasts or raises: it runs instead)
         first = var(f"p{arrays[0]}")
         body += [f"{var(f'n{d}')} = {first}.shape[{d}]" for d in range(n)]
-        body += [f"if {var(f'p{i}')}.shape != {first}.shape:\n    raise {prefix}Bail()" for i in arrays[1:]]
+        body += [f"{prefix}same_shape({var(f'p{i}')}.shape, {first}.shape)" for i in arrays[1:]]
     else:
         body += [f"{var(f'n{d}')} = 1" for d in range(n)]
         for i in arrays:
@@ -142,8 +142,7 @@ def lines(token, fusion, prefix, into=None):
     dt = f"np.{fusion.dtype.name}"
     if n == 2:
         body += order_lines(fusion, prefix, var)
-        body.append(f"{token} = np.empty({shape}, {dt}) if {var('order')} != 2 else "
-                    f"np.empty(({var('n1')}, {var('n0')}), {dt}).T")
+        body.append(f"{token} = {prefix}empty2({var('n0')}, {var('n1')}, {var('order')}, {dt})")
     else:
         body += [f"if not {prefix}c_ordered({var(f'p{i}')}):\n    raise {prefix}Bail()" for i in arrays
                  if n >= 3 and fusion.leaves[i][2] >= 3]
@@ -191,7 +190,7 @@ def store_lines(token, fusion, prefix, view, dtype):
     body = [f"{var(f'p{i}')} = {code}" for i, (code, _, _) in enumerate(fusion.leaves)]
     body.append(f"{target} = {view}")
     body += [f"{var(f'n{d}')} = {target}.shape[{d}]" for d in range(n)]
-    body += [f"if {var(f'p{i}')}.shape != {target}.shape:\n    raise {prefix}Bail()" for i in arrays]
+    body += [f"{prefix}same_shape({var(f'p{i}')}.shape, {target}.shape)" for i in arrays]
     overlap = " or ".join(f"{prefix}overlap({target}, {var(f'p{i}')})" for i in arrays) or "False"
     body.append(f"{var('overlap')} = {overlap}")
     body.append(f"{token} = {target}")

@@ -306,6 +306,21 @@ def overlap(a, b):
 
 
 @_jit
+def same_shape(a, b):
+    """Operands of a fused loop have one shape (else NumPy broadcasts or raises: it runs)."""
+    if a != b:
+        raise Bail()
+
+
+@_jit
+def empty2(n0, n1, order, dtype):
+    """A fused loop's 2-D result in the order ``order`` (2: F, else C) NumPy would pick."""
+    if order == 2:
+        return np.empty((n1, n0), dtype).T
+    return np.empty((n0, n1), dtype)
+
+
+@_jit
 def sq(x):
     """NumPy's ``x ** 2`` of a float array element (its fast path to square: x * x)."""
     return x * x
