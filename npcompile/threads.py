@@ -22,11 +22,13 @@ Which knob does what:
 - A graph whose sizes are fixed and whose work is below the threshold always gets one
   thread, so the Inductor backend compiles it with ``cpp.threads = 1``: its kernels have
   no parallel region at all and its calls are not wrapped (``single_threaded``).
-- Every other graph is compiled with ``cpp.dynamic_threads``, and ``ThreadsFor`` calls
-  ``torch.set_num_threads`` around each call, which sets OpenMP's thread count for the
-  calling thread. Without ``dynamic_threads`` Inductor bakes ``num_threads(N)`` into each
-  ``omp parallel`` whenever torch's count differs from ``os.cpu_count()`` (so the count
-  set at call time is ignored), and a graph compiled under one thread stays serial.
+- Every other graph is compiled with ``cpp.dynamic_threads``, and ``ThreadsFor`` sets
+  the calling thread's own OpenMP (and MKL) count around each call (``thread_count``:
+  never torch's process default, which threads copy at their first torch call, so
+  concurrent callers never see each other's counts). Without ``dynamic_threads``
+  Inductor bakes ``num_threads(N)`` into each ``omp parallel`` whenever torch's count
+  differs from ``os.cpu_count()`` (so the count set at call time is ignored), and a
+  graph compiled under one thread stays serial.
 - Inductor's parallel-loop size threshold (``cpp.min_chunk_size``, 512 elements per
   thread) keeps a tiny loop serial when threads are fixed at compile time; under
   ``dynamic_threads`` every kernel opens a parallel region and that threshold only
@@ -51,10 +53,11 @@ import os
 import sys
 import threading
 import time
+import weakref
 
 import torch
 
-from . import calibrations, config
+from . import calibrations, config, thread_count
 from .compiled import CompiledGraph
 
 #: A contention reading is reused for this long (reading /proc/loadavg costs ~10 us).
@@ -129,11 +132,24 @@ def dask_thread_kind():
         return None
     pools = [threaded.default_pool, *(p for per_thread in list(threaded.pools.values())
                                       for p in list(per_thread.values()))]
-    config_pool = sys.modules["dask.config"].get("pool", None)
+    pools.append(sys.modules["dask.config"].get("pool", None))
     thread = threading.current_thread()
-    if any(thread in getattr(pool, "_threads", ()) for pool in (*pools, config_pool) if pool is not None):
+    executor = executor_of(thread)
+    if any(pool is executor or thread in getattr(pool, "_threads", ()) for pool in pools if pool is not None):
         return "threaded"
     return None
+
+
+def executor_of(thread):
+    """The ``concurrent.futures.ThreadPoolExecutor`` whose worker ``thread`` is, read from
+    what the thread was started with (a weak reference to it), or None. An executor adds a
+    thread to its ``_threads`` only after starting it, and the thread may run a task first
+    (about half the tasks of a fresh 4-thread pool do, on Python 3.11 and 3.12)."""
+    futures_thread = sys.modules.get("concurrent.futures.thread")
+    if futures_thread is None or getattr(thread, "_target", None) is not futures_thread._worker:
+        return None
+    reference = thread._args[0] if thread._args else None
+    return reference() if isinstance(reference, weakref.ref) else None
 
 
 def _budget(kind):
@@ -246,7 +262,7 @@ def single_threaded(gm):
 
 def _best_seconds(fn, threads, rounds=5, calls=20):
     before = torch.get_num_threads()
-    torch.set_num_threads(threads)
+    token = thread_count.use(threads)
     try:
         fn()
         best = float("inf")
@@ -257,7 +273,7 @@ def _best_seconds(fn, threads, rounds=5, calls=20):
             best = min(best, (time.perf_counter() - start) / calls)
         return best
     finally:
-        torch.set_num_threads(before)
+        thread_count.restore(before, token)
 
 
 def work_estimate(gm):
@@ -302,9 +318,10 @@ def tensor_bytes(values):
 
 class ThreadsFor:
     """Runs a compiled call with the threads ``threads_for`` gives for its work (see
-    ``work_estimate``), restoring torch's count afterwards (untouched when it is already
-    right). ``boxed`` is the list-taking form when ``fn`` is a ``CompiledGraph`` (whose
-    ``boxed`` it wraps), else None: any other callable is called with its arguments."""
+    ``work_estimate``), restoring the calling thread's count afterwards (untouched when
+    it is already right). ``boxed`` is the list-taking form when ``fn`` is a
+    ``CompiledGraph`` (whose ``boxed`` it wraps), else None: any other callable is called
+    with its arguments."""
 
     __slots__ = ("fn", "work", "scale", "inner_boxed", "boxed")
 
@@ -330,11 +347,11 @@ class ThreadsFor:
         wanted = contention.ours = threads_for(work, current)
         if wanted == current:
             return fn(*args) if spread else fn(args)
-        torch.set_num_threads(wanted)
+        token = thread_count.use(wanted)
         try:
             return fn(*args) if spread else fn(args)
         finally:
-            torch.set_num_threads(current)
+            thread_count.restore(current, token)
 
 
 if hasattr(os, "register_at_fork"):      # a forked worker may get other cores (or a quota)

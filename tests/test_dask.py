@@ -9,7 +9,9 @@ module (nothing relies on a cache warmed elsewhere), where a second worker finds
 the first one compiled. Calls inside Dask tasks run on the task's thread budget."""
 import os
 import pickle
+import threading
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import dask
 import dask.array as da
@@ -20,6 +22,7 @@ from distributed import Client, LocalCluster
 import npcompile
 import npcompile.dask as nd
 from npcompile import threads
+from tests.jit import thread_counts as tc
 from tests.jit.harness import recording_backend
 from tests.oracle import assert_same
 
@@ -266,6 +269,40 @@ def test_threads_of_a_distributed_worker_compute_on_their_budget(monkeypatch):
         with dask.config.set({"npcompile.threads-per-task": 3}):
             assert_same(expected, client.compute(nd.map_blocks(jitted, x)).result())
         assert len(seen) == x.npartitions and set(seen) == {3}
+
+
+def test_tasks_of_a_fresh_pool_are_known_as_dask_tasks():
+    """A pool thread may run its first task before its executor lists it in ``_threads``
+    (about half the first tasks of a fresh pool do): it is still a Dask task's thread."""
+    for _ in range(10):
+        with ThreadPoolExecutor(4) as pool, dask.config.set(pool=pool):
+            kinds = dask.compute(*[dask.delayed(threads.dask_thread_kind)() for _ in range(8)], scheduler="threads")
+        assert set(kinds) == {"threaded"}
+    with ThreadPoolExecutor(2) as pool:
+        assert pool.submit(lambda: threads.executor_of(threading.current_thread())).result() is pool
+    assert threads.executor_of(threading.current_thread()) is None
+
+
+def test_threaded_scheduler_tasks_of_fresh_pools_compute_on_their_budgets(monkeypatch):
+    """Dask's threaded scheduler on a fresh pool of 8 threads per round, two threads per
+    task: each task's small call runs on one thread and its large call on two (torch,
+    OpenMP and MKL counts), while the pool's threads start; the user's count is unchanged."""
+    seen = []
+    with tc.four_core_machine(monkeypatch):
+        jitted = tc.warmed(seen, tc.pause(0.001))
+
+        def task(k):
+            jitted(tc.SMALL)
+            jitted(tc.LARGE)
+            return k
+
+        rounds, tasks = 4, 16
+        for _ in range(rounds):
+            with ThreadPoolExecutor(8) as pool, dask.config.set({"pool": pool, "npcompile.threads-per-task": 2}):
+                results = dask.compute(*[dask.delayed(task)(k) for k in range(tasks)], scheduler="threads")
+            assert list(results) == list(range(tasks))
+        tc.check(seen, lambda ident, numel: 1 if numel == tc.SMALL.size else 2, rounds * tasks * 2)
+        assert tc.unchanged_default()
 
 
 def _inductor_cache_counts():

@@ -1,0 +1,66 @@
+"""The calling thread's own compute thread count, set without touching the process default.
+
+``torch.set_num_threads(n)`` (ATen's ParallelOpenMP.cpp) sets the calling thread's OpenMP
+count (``omp_set_num_threads``: libgomp keeps a thread's count apart once the thread has
+written it) and MKL's thread-local count, but it also stores ``n`` in a process-wide atomic
+that every thread copies at its first torch call (``at::init_num_threads``), and resizes the
+process's pthreadpool. A thread that sets a temporary count that way hands it to any
+thread whose first torch call comes meanwhile, and a thread that restores a count it got
+so makes that count the process default for every later thread.
+
+``use(n)`` sets only the two per-thread counts (the OpenMP runtime's and MKL's, looked up
+among the libraries torch's extension links), after the thread has made its first torch
+call, so its count starts from the default the user set and the default is never written
+from here. Inductor's kernels read the OpenMP count (``omp_get_max_threads`` and the team
+size of ``#pragma omp parallel``); ATen's kernels and ``torch.get_num_threads`` read it too.
+A torch built without OpenMP falls back to ``torch.set_num_threads`` (process-wide).
+"""
+import ctypes
+import functools
+
+import torch
+
+
+@functools.cache
+def _setters():
+    """``(omp_set_num_threads, MKL's thread-local setter or None)`` as torch's extension
+    resolves them, or None without OpenMP. MKL's C entry is ``MKL_Set_Num_Threads_Local``:
+    the lower-case name is its Fortran entry, which takes a pointer."""
+    if not torch._C.has_openmp:
+        return None
+    try:
+        library = ctypes.CDLL(torch._C.__file__)
+        omp = library.omp_set_num_threads
+    except (OSError, AttributeError):
+        return None
+    omp.argtypes, omp.restype = [ctypes.c_int], None
+    mkl = getattr(library, "MKL_Set_Num_Threads_Local", None) if torch._C.has_mkl else None
+    if mkl is not None:
+        mkl.argtypes, mkl.restype = [ctypes.c_int], ctypes.c_int
+    return omp, mkl
+
+
+def use(count):
+    """Give the calling thread ``count`` threads; returns what ``restore`` takes back."""
+    setters = _setters()
+    if setters is None:
+        before = torch.get_num_threads()
+        torch.set_num_threads(count)
+        return before
+    omp, mkl = setters
+    torch.get_num_threads()       # ATen's first-use init (it copies the default) runs now, not over ours
+    omp(count)
+    return mkl(count) if mkl is not None else None
+
+
+def restore(count, token):
+    """Put the calling thread's count back to ``count`` (its torch count before ``use``);
+    ``token`` is what ``use`` returned (MKL's thread-local setting before)."""
+    setters = _setters()
+    if setters is None:
+        torch.set_num_threads(count)
+        return
+    omp, mkl = setters
+    omp(count)
+    if mkl is not None:
+        mkl(token)
