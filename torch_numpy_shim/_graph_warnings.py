@@ -1,14 +1,13 @@
-"""NumPy's warnings that depend on values ('Mean of empty slice', 'Degrees of freedom <= 0
+"""NumPy's warnings that depend on sizes ('Mean of empty slice', 'Degrees of freedom <= 0
 for slice'), from inside a graph.
 
-While torch traces, a count the warning depends on may be known only when the graph
-runs (``x[mask]``'s row count). Rerunning the call as written would give NumPy's
-warning, but a graph that also writes into its inputs cannot be rerun; so the warning
-is an op of the graph instead: ``torch_numpy_shim::warn_if(condition, message)`` reads
-its condition when the graph runs and warns where it holds, as NumPy does. It is marked
-as having a side effect, so neither FX nor Inductor prunes it (it has no output).
-Compiled code emits NumPy's floating-point reports no more than before (README): the
-0/0 that follows an empty mean is not reported.
+A graph traced for an empty slice (its size known while tracing) must warn each time it
+runs, as NumPy does; rerunning the call as written is refused where the segment writes
+into its inputs. So the warning is an op of the graph: ``torch_numpy_shim::warn_if
+(condition, message)`` reads its condition when the graph runs and warns where it
+holds. It is marked as having a side effect, so neither FX nor Inductor prunes it (it
+has no output). Compiled code emits NumPy's floating-point reports no more than before
+(README): the 0/0 that follows an empty mean is not reported.
 """
 import functools
 import sys
@@ -24,7 +23,7 @@ _MACHINERY = ("torch", "npcompile", "torch_numpy_shim")
 
 
 def _warn(condition, message):
-    if bool(condition.any()):
+    if bool(condition):
         warnings.warn(message, RuntimeWarning, stacklevel=_caller_stacklevel())
 
 
@@ -54,6 +53,6 @@ def _warn_op():
 
 
 def warn_if(condition, message):
-    """Warn ``message`` (a RuntimeWarning) when the graph being traced runs and any
-    element of the bool tensor ``condition`` holds."""
+    """Warn ``message`` (a RuntimeWarning) when the graph being traced runs and the
+    0-d bool tensor ``condition`` holds."""
     _warn_op()(condition, message)
