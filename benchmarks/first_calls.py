@@ -31,6 +31,10 @@ from pathlib import Path
 RESULTS = Path(__file__).parent / "results" / "runs"
 
 
+#: Background compiles whose worker does not pause while the calls run (``background.
+#: Yielding`` off), for comparison (not run unless named).
+UNPAUSED = "npcompile-background-unpaused"
+
 #: NumPy with the malloc thresholds ``npcompile.jit`` sets (npcompile/runtime/memory.py):
 #: the baseline a background compile's uncompiled calls really run on, so that what the
 #: compile costs them is not hidden by what the thresholds save (not run unless named).
@@ -62,6 +66,9 @@ def _wrap(system, fn):
     if system.startswith("npcompile-background"):
         # "-in-process": Inductor's code generation in the worker thread, for comparison
         npcompile.config.compile_out_of_process = not system.endswith("-in-process")
+        if system == UNPAUSED:
+            from npcompile.runtime import background
+            background.BUSY_SHARE = None
         return npcompile.jit(fn, compile="background")
     return npcompile.jit(fn)
 
@@ -268,7 +275,8 @@ def main(argv=None):
     parser.add_argument("--calls", type=int, default=20)
     parser.add_argument("--size", default="default", choices=("default", "tiny"))
     parser.add_argument("--caches", nargs="*", default=["cold", "warm"], choices=("cold", "warm"))
-    parser.add_argument("--systems", nargs="*", help=f"systems to run (default: all found; also {NUMPY_KEPT_MEMORY})")
+    parser.add_argument("--systems", nargs="*",
+                        help=f"systems to run (default: all found; also {NUMPY_KEPT_MEMORY}, {UNPAUSED})")
     parser.add_argument("--rounds", type=int, default=1, help="rounds, the systems alternating in each")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="an npcompile.config setting for every process (repeatable)")

@@ -1,0 +1,207 @@
+"""The background worker pauses while the program's compile="background" calls run: it
+runs a small share of the time then (``background.Yielding``), all of it between calls,
+so that its Python (imports, tracing) does not hold the GIL the calls' NumPy operations
+need back. Blocking calls and threads in an import do not count as running calls."""
+import sys
+import threading
+import time
+
+import pytest
+
+import npcompile
+from npcompile.runtime import background
+
+
+def waits_inside(gate, entered):
+    entered.set()
+    gate.wait()
+    return 1
+
+
+@pytest.fixture
+def call_in_a_thread():
+    """Start ``jitted(gate, entered)`` in a thread and wait until it is inside; the call
+    is let go at the end of the test."""
+    gate = threading.Event()
+    started = []
+
+    def start(jitted):
+        entered = threading.Event()
+        thread = threading.Thread(target=jitted, args=(gate, entered), daemon=True)
+        thread.start()
+        started.append(thread)
+        assert entered.wait(300)
+        return thread
+
+    yield start
+    gate.set()
+    for thread in started:
+        thread.join(300)
+
+
+@pytest.mark.parametrize("mode, counted", [("background", True), ("blocking", False)])
+def test_a_thread_inside_a_background_call_is_a_running_call(call_in_a_thread, mode, counted):
+    me = threading.get_ident()
+    assert not background.calls_running(me)
+    thread = call_in_a_thread(npcompile.jit(waits_inside, compile=mode))
+    assert background.calls_running(me) is counted
+    assert not background.calls_running(thread.ident)   # the thread itself excluded: no other call
+
+
+@pytest.mark.parametrize("setting", ["fullgraph", "events"])
+def test_calls_that_compile_in_the_caller_are_not_running_calls(call_in_a_thread, setting):
+    """fullgraph and explain compile in the caller, waiting for the worker's compile lock if
+    need be: a worker paused for them would make them wait longer."""
+    jitted = npcompile.jit(waits_inside, compile="background")
+    call_in_a_thread(jitted)
+    assert background.calls_running(-1)
+    setattr(jitted, setting, True if setting == "fullgraph" else [])
+    assert not background.calls_running(-1)
+
+
+IMPORT_GATE, IMPORT_STARTED = threading.Event(), threading.Event()
+SLOW_MODULE = """
+from tests.jit.test_background_yielding import IMPORT_GATE, IMPORT_STARTED
+IMPORT_STARTED.set()
+IMPORT_GATE.wait(300)
+"""
+
+
+def imports_slow_module(gate, entered):
+    entered.set()
+    import npcompile_yielding_slow_module  # noqa: F401
+    return 1
+
+
+def innermost_file(thread):
+    frame = sys._current_frames().get(thread.ident)
+    return None if frame is None else frame.f_code.co_filename
+
+
+def test_a_call_waiting_for_a_module_the_worker_imports_is_not_a_running_call(call_in_a_thread, tmp_path,
+                                                                             monkeypatch):
+    """The worker, paused for it, would hold the module's import lock the longer."""
+    (tmp_path / "npcompile_yielding_slow_module.py").write_text(SLOW_MODULE)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "npcompile_yielding_slow_module", raising=False)
+    IMPORT_GATE.clear()
+    IMPORT_STARTED.clear()
+    background.WORKER.submit(("yielding", "import"), lambda: __import__("npcompile_yielding_slow_module"),
+                             defer=False)
+    try:
+        assert IMPORT_STARTED.wait(300)
+        thread = call_in_a_thread(npcompile.jit(imports_slow_module, compile="background"))
+        for _ in range(3000):   # until the call waits for the module's lock
+            if innermost_file(thread) == "<frozen importlib._bootstrap>":
+                break
+            time.sleep(0.01)
+        assert innermost_file(thread) == "<frozen importlib._bootstrap>"
+        assert not background.calls_running(-1)
+    finally:
+        IMPORT_GATE.set()
+        assert npcompile.wait_for_compiles(300)
+
+
+class FakeTime:
+    """A clock that only sleeping moves, and the sleeps made."""
+
+    def __init__(self):
+        self.now, self.sleeps = 0.0, []
+
+    def clock(self):
+        return self.now
+
+    def sleep(self, seconds):
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+
+def test_the_worker_pauses_for_running_calls_and_runs_freely_between_them(monkeypatch):
+    monkeypatch.setattr(background, "BUSY_SHARE", 0.1)
+    monkeypatch.setattr(background, "BUSY_SLICE", 0.002)
+    monkeypatch.setattr(background, "PAUSE_STEP", 0.01)
+    fake, busy = FakeTime(), [False]
+    tracer = background.Yielding(lambda: busy[0], fake.clock, fake.sleep)
+
+    def run_for(seconds):
+        fake.now += seconds
+        assert tracer(None, "call", None) is None   # no line events asked for
+
+    for _ in range(10):          # no call running: 10 slices, no pause
+        run_for(0.002)
+    assert fake.sleeps == []
+    busy[0] = True
+    run_for(0.001)               # within a slice: not looked yet
+    assert fake.sleeps == []
+    run_for(0.001)               # a slice ran: pause 9 slices (a tenth of the time), in steps
+    assert fake.sleeps == [0.01, pytest.approx(0.008)] and tracer.paused == pytest.approx(0.018)
+    run_for(0.001)
+    assert len(fake.sleeps) == 2   # the slice after a pause starts when the pause ends
+
+
+def test_a_job_looks_at_its_first_call(monkeypatch):
+    """A job is queued by a call, which goes on running: the worker must not start with a
+    slice of its own."""
+    monkeypatch.setattr(background, "BUSY_SHARE", 0.5)
+    monkeypatch.setattr(background, "BUSY_SLICE", 0.002)
+    fake = FakeTime()
+    tracer = background.Yielding(lambda: True, fake.clock, fake.sleep)
+    tracer(None, "call", None)
+    assert fake.sleeps == [pytest.approx(0.002)]
+
+
+def test_a_pause_ends_when_the_calls_end(monkeypatch):
+    monkeypatch.setattr(background, "BUSY_SHARE", 0.01)
+    monkeypatch.setattr(background, "BUSY_SLICE", 0.002)
+    monkeypatch.setattr(background, "PAUSE_STEP", 0.01)
+    fake, answers = FakeTime(), iter([True, True, False])
+    tracer = background.Yielding(lambda: next(answers), fake.clock, fake.sleep)
+    fake.now += 0.002
+    tracer(None, "call", None)
+    assert fake.sleeps == [0.01, 0.01]   # of 0.198 s: looked after each step, stopped at False
+
+
+def calls_with_gaps(count):
+    """Python calls (each a trace event) with at least 0.3 ms between them."""
+    for _ in range(count):
+        time.sleep(0.0003)
+        len([])
+        (lambda: None)()
+
+
+def run_job(job):
+    seen = []
+    background.WORKER.submit(("yielding", id(seen)), lambda: seen.append(job()), defer=False)
+    assert npcompile.wait_for_compiles(300)
+    return seen[0]
+
+
+def tracer_after(count):
+    """A job's own trace function after ``count`` gapped calls (the worker's Yielding)."""
+    def job():
+        calls_with_gaps(count)
+        return sys.gettrace()
+    return run_job(job)
+
+
+@pytest.fixture
+def short_slices(monkeypatch):
+    monkeypatch.setattr(background, "BUSY_SLICE", 0.0001)
+    monkeypatch.setattr(background, "BUSY_SHARE", 0.5)
+
+
+def test_a_job_pauses_while_a_background_call_runs_in_another_thread(call_in_a_thread, short_slices):
+    call_in_a_thread(npcompile.jit(waits_inside, compile="background"))
+    tracer = tracer_after(5)
+    assert isinstance(tracer, background.Yielding) and tracer.paused > 0
+
+
+def test_a_job_with_no_call_running_never_pauses(short_slices):
+    tracer = tracer_after(5)
+    assert isinstance(tracer, background.Yielding) and tracer.paused == 0
+    assert run_job(sys.gettrace) is not tracer   # each job its own
+
+
+def test_without_a_share_the_worker_never_traces(monkeypatch):
+    monkeypatch.setattr(background, "BUSY_SHARE", None)
+    assert run_job(sys.gettrace) is None
