@@ -21,6 +21,7 @@ forms (``FORMS``), chosen by ``chosen_form``:
   the host into a buffer Inductor allocates (``host_tanh``, lowered to a plain extern
   call as ``host_blas`` lowers products): NumPy's answer bit for bit; the ``tanh`` no
   longer fuses with its neighbours, which costs one write and one read of its input.
+  Only where sizes are fixed; a tanh of symbolic size stays Inductor's.
 
 ``chosen_form`` times ATen's ``tanh`` (the code Inductor's kernels call), ``np.tanh`` through
 the extern form, and ATen's ``exp``, once per machine (``npcompile.calibrations``), on one
@@ -82,6 +83,13 @@ def _rewritable(node):
     return isinstance(value, torch.Tensor) and value.device.type == "cpu" and value.dtype == torch.float64
 
 
+def _static(node):
+    """Whether the node's sizes and strides are numbers: the host form's buffer is laid
+    out as its input only then (``_result_strides``)."""
+    value = node.meta["val"]
+    return all(isinstance(n, int) for n in (*value.shape, *value.stride()))
+
+
 class _Builder:
     """Inserts nodes before ``node`` with its metadata and their own fake values."""
 
@@ -118,9 +126,11 @@ _LIB.define("host_tanh(Tensor x) -> Tensor")
 
 
 def _host_tanh(x):
-    out = np.empty(tuple(x.shape), np.float64)   # np.tanh of a 0-d array would be a scalar
-    np.tanh(x.numpy(), out=out)
-    return torch.from_numpy(out)
+    """The result has ``x``'s layout where ``x`` is dense (a transposed array's tanh is
+    transposed), as NumPy's ufuncs and ATen's ``tanh`` give it."""
+    out = torch.empty_like(x)
+    np.tanh(x.numpy(), out=out.numpy())
+    return out
 
 
 _LIB.impl("host_tanh", _host_tanh, "CPU")
@@ -128,7 +138,7 @@ _LIB.impl("host_tanh", _host_tanh, "CPU")
 
 @torch.library.register_fake("npcompile::host_tanh", lib=_LIB)
 def _host_tanh_fake(x):
-    return x.new_empty(x.shape)
+    return torch.empty_like(x)
 
 
 def _host_tanh_out(x, out):
@@ -155,9 +165,20 @@ def lower_to_extern_call():
 
     def lower(x):
         x = realize_inputs(x)
-        return choice.bind((x,), FixedLayout(x.get_device(), x.get_dtype(), x.get_size())).output_node()
+        layout = FixedLayout(x.get_device(), x.get_dtype(), x.get_size(), _result_strides(x))
+        return choice.bind((x,), layout).output_node()
 
     register_lowering(host_tanh, type_promotion_kind=None)(lower)
+
+
+def _result_strides(x):
+    """The strides ``torch.empty_like`` gives a tensor laid out as the Inductor buffer
+    ``x`` (what the fake kernel promised); C-contiguous where sizes are symbolic."""
+    try:
+        size, stride = [int(n) for n in x.get_size()], [int(n) for n in x.get_stride()]
+    except TypeError:
+        return None
+    return list(torch.empty_like(torch.empty_strided(size, stride, device="meta")).stride())
 
 
 lower_to_extern_call()
@@ -228,7 +249,7 @@ class TanhFromExp(CustomGraphPass):
         if form == "aten":
             return
         for node in list(graph.nodes):
-            if not _rewritable(node):
+            if not _rewritable(node) or form == "numpy" and not _static(node):
                 continue
             with graph.inserting_before(node):
                 build = _Builder(graph, node)

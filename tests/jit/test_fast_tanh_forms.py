@@ -68,6 +68,13 @@ def test_each_form_on_a_traced_graph(form):
     np.testing.assert_array_equal(gm(x).numpy(), np.tanh(x.numpy() * 2.0) + 1.0)
 
 
+def test_the_host_form_keeps_a_symbolic_sized_tanh_in_inductor(form):
+    form("numpy")
+    gm = make_fx(torch.tanh, tracing_mode="symbolic")(_values())
+    TanhFromExp()(gm.graph)
+    assert aten.tanh.default in [node.target for node in gm.graph.nodes]
+
+
 def test_float32_and_non_cpu_tanh_stay_under_every_form(form):
     for name in fast_tanh.FORMS:
         form(name)
@@ -85,7 +92,8 @@ def test_float32_and_non_cpu_tanh_stay_under_every_form(form):
 def test_host_tanh_is_numpys_tanh(x):
     result = host_tanh(x)
     expected = np.tanh(x.numpy())
-    assert result.dtype == torch.float64 and result.shape == x.shape and result.is_contiguous()
+    assert result.dtype == torch.float64 and result.shape == x.shape
+    assert result.stride() == torch.empty_like(x).stride()     # a transposed input's result is transposed
     np.testing.assert_array_equal(result.numpy(), expected)
     out = torch.full(x.shape, float("nan"), dtype=torch.float64)
     assert fast_tanh._host_tanh_out(x, out) is out
@@ -126,3 +134,14 @@ def test_inductor_calls_numpys_tanh_into_its_own_buffer(form, monkeypatch):
     expected = layer(x, w)
     assert result.dtype == expected.dtype and result.shape == expected.shape
     np.testing.assert_allclose(result, expected, rtol=1e-13, atol=0)
+
+
+@pytest.mark.inductor
+def test_inductor_host_tanh_of_a_transposed_array_is_laid_out_as_numpys(form, monkeypatch):
+    form("numpy")
+    monkeypatch.setattr(npcompile.config, "speed_trials", False)
+    x = _rng.standard_normal((64, 48))
+    for fn in (lambda x: np.tanh(x.T), lambda x: np.tanh(x[:, ::2]) + 1.0):
+        result, expected = npcompile.jit(fn)(x), fn(x)
+        assert result.strides == expected.strides
+        np.testing.assert_array_equal(result, expected)
