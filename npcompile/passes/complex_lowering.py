@@ -64,7 +64,7 @@ class SplitComplex(CustomGraphPass):
             _Rewrite(graph, first.meta["val"].fake_mode).run()
 
     def uuid(self):
-        return "npcompile.complex_lowering.SplitComplex/3"
+        return "npcompile.complex_lowering.SplitComplex/5"
 
 
 class _Rewrite:
@@ -176,7 +176,11 @@ class _Rewrite:
 
         A split part is stored contiguously once (Inductor's realize-to-strides hint on a
         clone): a kernel reading an input's strided parts many times, as an unrolled loop
-        does, has more strided loads than Inductor's C++ backend vectorizes."""
+        does, has more strided loads than Inductor's C++ backend vectorizes. A graph
+        input is split at the graph's start: ``view_as_real`` runs as an aten call, which
+        ends the C++ kernel before it, so splits of inputs met along the graph (an
+        unrolled loop's constants) would cut it into a kernel per step, each one more
+        C++ compile."""
         if not _is_complex(node):
             raise _Unsupported(node)   # a view_as_real node's parts are not a value's
         if node not in self.parts:
@@ -184,9 +188,15 @@ class _Rewrite:
             if value.is_conj() or value.is_neg():
                 raise _Unsupported(node)
             _part_dtype(value.dtype)
-            pairs = self.op(aten.view_as_real.default, node)
-            parts = tuple(self.op(aten.clone.default, self.op(aten.select.int, pairs, -1, i),
-                                  memory_format=torch.contiguous_format) for i in (0, 1))
+            at = self.at
+            if node.op == "placeholder":
+                self.at = next(n for n in self.graph.nodes if n.op != "placeholder")
+            try:
+                pairs = self.op(aten.view_as_real.default, node)
+                parts = tuple(self.op(aten.clone.default, self.op(aten.select.int, pairs, -1, i),
+                                      memory_format=torch.contiguous_format) for i in (0, 1))
+            finally:
+                self.at = at
             for part in parts:
                 part.meta["inductor_realize_to_strides"] = True
             self.parts[node] = parts
@@ -503,6 +513,52 @@ def _each_part(r, node):
     return tuple(r.op(target, *map_arg(node.args, lambda a, i=i: part(a, i)), **kwargs) for i in (0, 1))
 
 
+def _select_scatter(r, node):
+    """A chain of select_scatters that writes every index of one dim (an FFT's butterfly:
+    ``out[:, :, 0] = a; out[:, :, 1] = b`` on a reshaped buffer) is the stack of the
+    values written, computed so: the old value, which no element keeps, is not copied
+    first (a copy of the whole buffer per write). Other scatters: on each part."""
+    sources = _covering_sources(node)
+    if sources is None:
+        return _each_part(r, node)
+    dim = node.args[2] % node.meta["val"].ndim
+    pairs = r.operands(node, sources)
+    return tuple(r.op(aten.cat.default, [r.op(aten.unsqueeze.default, p[i], dim) for p in pairs], dim)
+                 for i in (0, 1))
+
+
+def _covering_sources(node, most=8):
+    """The values a chain of select_scatters ending in ``node`` leaves at each index of
+    its dim (the last write of each), if it writes them all (at most ``most``); else None.
+    Between two scatters of the chain may lie reshapes that come back to the same shape
+    (a buffer viewed flat, then viewed as before), which keep the values."""
+    shape = node.meta["val"].shape
+    dim = node.args[2] % len(shape)
+    if not all(isinstance(s, int) for s in shape) or shape[dim] > most:
+        return None
+    sources = {}
+    while node is not None:
+        base, src, d, index = node.args
+        if d % len(shape) != dim:
+            return None
+        sources.setdefault(index % shape[dim], src)
+        if len(sources) == shape[dim]:
+            return [sources[i] for i in range(shape[dim])]
+        node = _scatter_below(base, shape)
+    return None
+
+
+def _scatter_below(node, shape):
+    """The select_scatter of ``shape`` that ``node`` is, through reshapes; or None."""
+    while isinstance(node, Node) and node.op == "call_function":
+        if node.target is aten.select_scatter.default and tuple(node.meta["val"].shape) == tuple(shape):
+            return node
+        if node.target not in _RESHAPES:
+            return None
+        node = node.args[0]
+    return None
+
+
 def _view_as_real(r, node):
     """Known by its parts, which selects of its last dim (real, imag) read directly."""
     return r.parts_of(node.args[0])
@@ -525,10 +581,11 @@ _VIEWS = _RESHAPES | {
 }
 _RULES = {
     **{op: _each_part for op in _VIEWS | {
-        aten.cat.default, aten.slice_scatter.default, aten.select_scatter.default,
+        aten.cat.default, aten.slice_scatter.default,
         aten.index.Tensor, aten.index_put.default, aten.flip.default, prims.rev.default,
         aten.sum.default, aten.sum.dim_IntList, inductor_prims.force_stride_order}},
     aten.select.int: _select,
+    aten.select_scatter.default: _select_scatter,
     aten.view_as_real.default: _view_as_real,
     aten.view.dtype: _view_dtype,
     aten.sym_size.int: _size, aten.sym_numel.default: _size,
