@@ -205,3 +205,22 @@ def test_a_job_with_no_call_running_never_pauses(short_slices):
 def test_without_a_share_the_worker_never_traces(monkeypatch):
     monkeypatch.setattr(background, "BUSY_SHARE", None)
     assert run_job(sys.gettrace) is None
+
+
+def test_starting_the_worker_does_not_wait_for_it_to_run(monkeypatch):
+    """``threading.Thread.start`` waits until the new thread has run: the call that queues
+    the first compile would wait for the scheduler (tens of ms on a loaded machine)."""
+    def waiting_start(thread):
+        raise AssertionError("threading.Thread.start waits for the new thread to run")
+
+    monkeypatch.setattr(threading.Thread, "start", waiting_start)
+    monkeypatch.setattr(background, "_register_exit_once", lambda worker: None)   # WORKER's hook stays
+    monkeypatch.setattr(npcompile.config, "compile_out_of_process", False)
+    worker, done, names = background.Worker(), threading.Event(), []
+    try:
+        assert worker.submit(("start", 1), lambda: names.append(threading.current_thread().name) or done.set(),
+                             defer=False)
+        assert done.wait(300)
+        assert names == ["npcompile-background-compile"]
+    finally:
+        assert worker.close()
