@@ -76,3 +76,21 @@ def test_read_only_input_raises_numpys_error():
     a.flags.writeable = False
     with pytest.raises(ValueError, match="read-only"):
         jitted(a)
+
+
+def test_a_time_loop_over_small_grids_with_an_inner_solver_loop_is_one_native_kernel():
+    """cavity_flow (Navier-Stokes: a Jacobi pressure loop in each time step, helpers,
+    ``** 2``) was traced into 4 graphs with 3 breaks; it is one native kernel now, whose
+    results and in-place updates of u, v, p are NumPy's."""
+    from benchmarks.loop_workloads import by_name
+    cavity = by_name(["cavity_flow"])[0]
+    jitted = npcompile.jit(cavity.fn)
+    for size in ("tiny", "small"):
+        args = cavity.inputs(size)
+        expected_args = tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+        expected = cavity.fn(*expected_args)
+        assert_same(expected, jitted(*args))
+        for before, after in zip(expected_args, args):
+            assert_same(before, after)
+    assert len(jitted._native) == 1 and not jitted.entries and not jitted.native_refusals
+    assert jitted._native[0].bailouts == 0
