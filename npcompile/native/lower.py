@@ -9,7 +9,8 @@ floor, ceil), Python's min/max, np.max/np.min, ``@``/np.dot/np.outer on float ar
 np.linalg.norm of a vector, scalar constructors (``np.uint16(k)``), allocation
 (zeros/empty/ones and their ``_like`` forms, ``copy``), ``np.minimum``/``np.maximum``
 into ``out``, math.exp/math.log, and calls of plain Python helper functions (lowered in
-turn, calls.py). Float array arithmetic becomes fused loop nests (fuse.py). Anything else
+turn, calls.py). Float array arithmetic, ``x ** 2`` and ``np.roll`` by constant shifts
+along an axis become fused loop nests (fuse.py). Anything else
 raises NotNative with the reason. Every scalar operation is emitted in the dtype NumPy computes it in (operands
 cast first, the result cast back), integer arithmetic is checked (support.py), and
 array operands that may overlap the array being written are copied first, as NumPy's
