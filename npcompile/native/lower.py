@@ -1095,10 +1095,10 @@ class Lowering:
         """``np.roll(a, shift, axis)`` of a float array with constant ints: not a copy but
         a leaf of the fused loop read at shifted indices (fuse.py). Its result is NumPy's
         ``empty_like(a)`` filled, so it has ``a``'s layout."""
-        args = list(node.args) + [k.value for k in node.keywords if k.arg == "axis"]
-        if len(args) != 3 or any(k.arg not in ("shift", "axis") for k in node.keywords) or len(node.keywords) > 1 \
-                or node.keywords and node.keywords[0].arg != "axis":
+        keywords = [k.arg for k in node.keywords]
+        if not (len(node.args) == 3 and not keywords or len(node.args) == 2 and keywords == ["axis"]):
             raise NotNative("np.roll other than np.roll(a, shift, axis)")
+        args = list(node.args) + [k.value for k in node.keywords]
         code, t = self.expr(args[0])
         shift, axis = self.constant_int(args[1]), self.constant_int(args[2])
         if not isinstance(t, Array) or t.dtype.kind != "f" or shift is None or axis is None \
