@@ -8,14 +8,18 @@ The modules import each other in layers, never in a circle (tests/shim/test_impo
 ``_errors`` and ``_dtypes`` (dtype metadata) at the bottom, then ``_ndarray`` (the array
 core), ``_promotion``, ``_coerce`` and ``_normalize``, then the function modules; at the
 top ``_methods`` and ``_scalars`` give the array and the scalar types the behaviour that
-is made of those functions. The public namespace is the union of the modules' ``__all__``;
+is made of those functions. The public namespace is the union of the modules' ``__all__``
+and NumPy's own scalar types (``np.float64 is numpy.float64``, see ``_dtypes``);
 ``_boundary`` wraps it last, so that user code gets NumPy scalars (and its own ``out=``
 arrays) back while the shim and npcompile's tracer keep 0-D arrays inside.
 """
 # ruff: noqa: F403
 import math as _math
 
+import numpy as _numpy
+
 from . import _boundary as _boundary
+from . import _dtypes as _dtypes
 from . import _methods, _scalars  # noqa: F401 - importing them completes ndarray and the scalar types
 from . import fft as fft
 from . import linalg as linalg
@@ -38,6 +42,10 @@ from ._sets import *
 from ._sorting import *
 from ._statistics import *
 from ._ufuncs import *
+
+# NumPy's scalar types themselves (np.float64 is numpy.float64): user code holds NumPy
+# scalars; traced code calls the shim's classes of these names instead (_dtypes.SHIM_OF)
+globals().update({_name: getattr(_numpy, _name) for _name in _dtypes.SCALAR_TYPE_NAMES})
 
 pi = _math.pi
 e = _math.e

@@ -199,7 +199,7 @@ def make_scalar(value, dt):
     if isinstance(value, _SYM):
         return ndarray._wrap(_scalar_tensor(value, dt), scalar=True)
     with quiet_while_tracing():
-        np_value = dt.type._np_type(value)  # NumPy parses strings and checks ranges
+        np_value = dt.np.type(value)  # NumPy parses strings and checks ranges
     return ndarray._wrap(torch.from_numpy(numpy.asarray(np_value)).clone(), scalar=True)
 
 

@@ -17,8 +17,9 @@ import torch
 
 from ._errors import UnsupportedError
 
-# NumPy's scalar types by name: the shim's classes of these names are what NumPy's stand
-# for inside the shim and in traced code (``SHIM_OF``)
+# NumPy's scalar types by name: the package's names are NumPy's classes themselves (user
+# code holds NumPy scalars: ``type(np.sum(a)) is np.float64``); the shim's classes of these
+# names are what NumPy's stand for inside the shim and in traced code (``SHIM_OF``)
 SCALAR_TYPE_NAMES = (
     "generic", "number", "integer", "signedinteger", "unsignedinteger",
     "inexact", "floating", "complexfloating", "bool", "bool_",
@@ -30,7 +31,7 @@ SCALAR_TYPE_NAMES = (
 )
 
 __all__ = ["dtype", "promote_types", "issubdtype", "isdtype", "min_scalar_type", "common_type", "typename",
-           "mintypecode", *SCALAR_TYPE_NAMES]
+           "mintypecode"]
 
 _TORCH_OF = {
     "bool": torch.bool,
@@ -179,7 +180,7 @@ class complexfloating(inexact):
 def _concrete(name, base):
     cls = _ScalarMeta(name if name != "bool" else "bool", (base,), {"_np_type": getattr(numpy, name)})
     d = object.__new__(dtype)
-    d.name, d.np, d.torch, d.type = name, numpy.dtype(name), _TORCH_OF[name], cls
+    d.name, d.np, d.torch, d.type = name, numpy.dtype(name), _TORCH_OF[name], getattr(numpy, name)
     cls.dtype = d
     return cls
 

@@ -305,7 +305,7 @@ class Tracer:
                 if self.resume_frames is not None:   # a value a loop may carry: traced as an input if it changes
                     self.int_examples[source.expr] = value
             g.equals(source, value)
-            return shim.dtype(value.dtype).type(value)
+            return numpy_map.to_shim(shim.dtype(value.dtype).type)(value)
         if value is None or value is Ellipsis:
             g.identity(source, value)
             return value

@@ -22,8 +22,19 @@ ALIASES = ["bool_", "byte", "short", "intc", "int_", "intp", "long", "longlong",
            "uintp", "ulong", "ulonglong", "half", "single", "double", "csingle", "cdouble"]
 
 
+@pytest.mark.parametrize("name", CONCRETE + ABSTRACT + ALIASES)
+def test_the_names_are_numpys_classes(name):
+    assert getattr(shim, name) is getattr(numpy, name)
+
+
+@pytest.mark.parametrize("name", CONCRETE)
+def test_dtype_type_is_numpys_class(name):
+    assert shim.dtype(name).type is getattr(numpy, name) and shim.zeros(1, name).dtype.type is getattr(numpy, name)
+
+
 def _type_facts(r):
-    return tuple(isinstance(r, getattr(numpy, name)) for name in ABSTRACT + CONCRETE)
+    return (type(r) is shim.float64, type(r) is shim.int64, type(r) is shim.bool_,
+            *(isinstance(r, getattr(shim, name)) for name in ABSTRACT + CONCRETE))
 
 
 @pytest.mark.parametrize("make", [lambda xp, a: xp.sum(a), lambda xp, a: a[1], lambda xp, a: a.max(),
@@ -102,10 +113,14 @@ def _uses_scalar_types(x):
             numpy.issubdtype(x.dtype, numpy.floating), numpy.dtype(numpy.uint8), numpy.common_type(x))
 
 
+def _uses_the_shim_module(x):
+    return shim.float32(2) * x, type(x.sum()) is shim.float64, x.astype(shim.int16), shim.bool_(x[0])
+
+
 def _returns_scalar_types(x):
     return numpy.float32, numpy.floating, x.dtype.type, type(x[0])
 
 
-@pytest.mark.parametrize("fn", [_uses_scalar_types, _returns_scalar_types])
+@pytest.mark.parametrize("fn", [_uses_scalar_types, _uses_the_shim_module, _returns_scalar_types])
 def test_jitted_code_with_scalar_types(fn):
     check_jit(fn, numpy.arange(3.0), graphs=1)
