@@ -5,10 +5,7 @@ that ends at a graph break hands back the real frame stack, the runtime runs the
 breaking instruction for real (``RealRunner``) and continues with the segment that
 starts there, cached by resume point ``(code, offset)`` per frame and guarded on the
 state. A hot call with no breaks is one generated function per cache entry (guards,
-inputs, the compiled graph, NumPy results) tried in turn. A loop's iterations, where
-one segment runs on the frame another (or itself) built with only ``quick_step``
-between them, go through the pair's link (``loop_links``: fewer guards, no conversions
-back and forth, the frame reused) once the general path has seen the pair.
+inputs, the compiled graph, NumPy results) tried in turn.
 
 Calls may come from any thread. Tracing and compiling are not thread-safe in torch
 (make_fx patches module globals), so a miss compiles under one process-wide lock and
