@@ -18,9 +18,6 @@ Where a condition's jump lands on an unconditional jump that is not a back edge 
 ``JUMP_BACKWARD``), that jump is taken too: it runs no code, and the next segment then
 starts at the loop's body, the segment the loop's first test leads to, instead of being
 an empty segment before the jump that the general runner would take every iteration.
-Where it lands on a back edge to ``FOR_ITER`` (``if np.max(u) < eps: break`` at the end
-of a ``for`` body), that back edge and ``FOR_ITER`` are taken too, when the iterator is a
-built-in one: the next segment is the body again, not an empty one at the back edge.
 A comparison of two plain numbers (exact ``int``, ``float``, ``bool`` or NumPy number
 types) followed by such a jump is taken the same way: 3.13 breaks before its
 ``COMPARE_OP bool(>)`` when the graph computed one side (``np.max(...) > tol``).
@@ -120,46 +117,25 @@ def _take_condition(frame):
 
 
 def _condition_site(code, ip):
-    """A step for a condition's jump: both outcomes worked out now on scratch frames.
-    An outcome that lands on a back edge to ``FOR_ITER`` (``if ...: break`` at the end of
-    a ``for`` body) takes that too where it can, so the next segment is the body again."""
+    """A step for a condition's jump: both outcomes worked out now on scratch frames."""
     outcomes = []
     for truth in (False, True):
         scratch = _scratch(code, ip, [truth])
         _take_condition(scratch)
-        instructions, index_of = scratch.instructions, scratch.index_of
-        then = _for_iter_site(code, scratch.ip) \
-            if _is_back_edge_to_for_iter(instructions, index_of, instructions[scratch.ip]) else None
-        outcomes.append((scratch.ip, scratch.lineno, scratch.stack, then))
-    (false_ip, false_line, false_rest, false_then), (true_ip, true_line, true_rest, true_then) = outcomes
+        outcomes.append((scratch.ip, scratch.lineno, scratch.stack))
+    (false_ip, false_line, false_rest), (true_ip, true_line, true_rest) = outcomes
 
     def step(frame, stack):
         if type(stack[-1]) not in _TRUTH_IS_PURE or not _plain_stack(stack):
             return False
         if stack.pop():
-            frame.ip, line, rest, then = true_ip, true_line, true_rest, true_then
+            frame.ip, line, rest = true_ip, true_line, true_rest
         else:
-            frame.ip, line, rest, then = false_ip, false_line, false_rest, false_then
+            frame.ip, line, rest = false_ip, false_line, false_rest
         if line is not _UNCHANGED:
             frame.lineno = line
         if rest:
             stack += rest   # what the steps left (bools: immutable, safe to share)
-        if then is not None and stack:
-            then(frame, stack)   # refused (not a built-in iterator): the frame waits at the back edge
-        return True
-    return step
-
-
-def _moving_step(accept, ip, line, then):
-    """A step that, once ``accept(stack)`` has taken the stack (False: refused, the stack
-    untouched), moves the frame to instruction ``ip`` (line ``line``) and runs ``then`` there."""
-    def step(frame, stack):
-        if not accept(stack):
-            return False
-        frame.ip = ip
-        if line is not None:
-            frame.lineno = line
-        then(frame, stack)
         return True
     return step
 
@@ -170,13 +146,17 @@ def _for_iter_site(code, ip):
     jump = instructions[ip]
     target = index_of[jump.argval]
     for_iter = instructions[target]
+    line = jump.starts_line
 
-    def accept(stack):
-        return type(stack[-1]) in _PURE_ITERATORS and _plain_stack(stack)
-
-    def then(frame, stack):
+    def step(frame, stack):
+        if type(stack[-1]) not in _PURE_ITERATORS or not _plain_stack(stack):
+            return False
+        frame.ip = target
+        if line is not None:
+            frame.lineno = line
         _step(frame, for_iter)
-    return _moving_step(accept, target, jump.starts_line, then)
+        return True
+    return step
 
 
 def _compare_site(code, ip):
@@ -185,9 +165,10 @@ def _compare_site(code, ip):
     that follows. A comparison that raises is left to the general runner, which raises it
     where the program can catch it."""
     inst = instructions_of(code)[0][ip]
-    compare, to_bool = COMPARE_OPERATORS[inst.argval], inst.argrepr.startswith("bool(")
+    compare, to_bool, line = COMPARE_OPERATORS[inst.argval], inst.argrepr.startswith("bool("), inst.starts_line
+    then = _site(code, ip + 1)
 
-    def accept(stack):
+    def step(frame, stack):
         if len(stack) < 2 or type(stack[-1]) not in _PLAIN_NUMBERS or type(stack[-2]) not in _PLAIN_NUMBERS \
                 or not _plain_stack(stack):
             return False
@@ -199,8 +180,12 @@ def _compare_site(code, ip):
             return False
         del stack[-2:]
         stack.append(bool(result) if to_bool else result)
+        frame.ip = ip + 1
+        if line is not None:
+            frame.lineno = line
+        then(frame, stack)
         return True
-    return _moving_step(accept, ip + 1, inst.starts_line, _site(code, ip + 1))
+    return step
 
 
 def _site(code, ip):

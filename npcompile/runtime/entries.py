@@ -36,7 +36,6 @@ class CompiledEntry:
         self.label = "a graph"
         self.fullgraph = False
         self.proven = False                 # ran once without raising
-        self.links = {}                     # ip its break's step lands on -> (next entry, its fast, loop_links.link)
         self._context = None
 
     def prepare(self, globals_dict, closure, device, label, fullgraph):
@@ -45,7 +44,7 @@ class CompiledEntry:
         self.label, self.fullgraph = label, fullgraph
         numpy_inputs = [i for i, inp in enumerate(cap.inputs) if isinstance(inp.example, numpy.ndarray)]
         self._context = dict(globals_dict=globals_dict, closure=closure, device=device,
-                             inputs=input_tuple(cap.inputs, device),
+                             inputs=_input_tuple(cap.inputs, device),
                              written_numpy=[cap.inputs[i].source.expr for i in self.effects.written
                                             if i in numpy_inputs],
                              views={k: [cap.inputs[i].source.expr for i in bases if i in numpy_inputs]
@@ -138,13 +137,9 @@ class FallbackEntry:
         return fallback()
 
 
-def input_tuple(inputs, device, carried=None):
-    """Source of a tuple expression: the graph's input tensors from the segment's inputs.
-    ``carried``: source -> i for NumPy arrays that the run before made of its output
-    ``i`` (``loop_links``): that tensor itself, when the run before passes on ``carried``."""
+def _input_tuple(inputs, device):
+    """Source of a tuple expression: the graph's input tensors from the segment's inputs."""
     def tensor(inp):
-        if carried is not None and inp.source.expr in carried:
-            return f"(_t({inp.source.expr}) if carried is None else carried[{carried[inp.source.expr]}])"
         if isinstance(inp.example, (torch.Tensor, int)):
             return inp.source.expr
         if isinstance(inp.example, DeviceArray):
@@ -182,53 +177,32 @@ def _fast_path(entry, compiled):
     graph (through ``Probation`` until it has run once, if it writes into inputs) and
     the results (MISS when a guard fails)."""
     cap, context = entry.capture, entry._context
+    inputs = context["inputs"]
     compiled = with_thread_policy(compiled, cap.gm, context["device"])
     if not entry.proven:
         compiled = failures.Probation(compiled, entry.effects.written, entry.prove)
     boxed = _boxed_form(compiled)
-    views = {k: bases for k, bases in context["views"].items() if bases} if not cap.tensor_outputs else {}
-    replays = context["replays"] if not cap.tensor_outputs else {}
-    namespace = _namespace(entry, compiled, boxed, replays)
-    fast = generated("fast", "L", _fast_lines(entry, boxed, context["inputs"], views, replays), namespace)
-    fast.parts = (namespace, boxed, views, replays)   # for loop_links
-    return fast
-
-
-def call_source(entry, boxed, inputs):
-    return f"boxed([{inputs[1:-1].rstrip(',')}])" if boxed is not None and entry.write is None \
+    call = f"boxed([{inputs[1:-1].rstrip(',')}])" if boxed is not None and entry.write is None \
         else f"compiled(*{inputs})"
-
-
-def _fast_lines(entry, boxed, inputs, views, replays):
-    cap = entry.capture
     lines = ["try:",
              f"    if not ({cap.guards.expression()}):",
              "        return MISS",
              "except Exception:",
              "    return MISS"]
-    if entry.write is not None:   # off the CPU: mutated NumPy inputs written back from their copies
-        lines += call_lines(entry, "compiled(*tensors)", [f"tensors = {inputs}"]) + ["entry.write(L, tensors)"]
-    else:
-        lines += call_lines(entry, call_source(entry, boxed, inputs))
-    return lines + results(cap.output_plan.body(), views, replays)
-
-
-def call_lines(entry, call, before=()):
-    """The check that the inputs the graph writes into are writeable, ``before``, then
-    ``out = call``, a failure of which goes to ``entry.recover``."""
-    writeable = read_only.writeable_check(entry._context["written_numpy"])
-    checks = [f"if not ({writeable}):", "    raise RerunUncompiled()"] if writeable is not None else []
-    return checks + list(before) + ["try:", f"    out = {call}", "except Exception as exc:", "    entry.recover(exc)"]
-
-
-def results(body, views, replays):
-    """An output plan's lines with outputs that view or replay NumPy inputs marked."""
-    return view_replay.mark_replays(read_only.mark_views(body, views),
-                                    {k: (base, f"_steps{k}") for k, (base, _) in replays.items()})
-
-
-def _namespace(entry, compiled, boxed, replays):
-    cap, context = entry.capture, entry._context
+    writeable = read_only.writeable_check(context["written_numpy"])
+    if writeable is not None:
+        lines += [f"if not ({writeable}):", "    raise RerunUncompiled()"]
+    if entry.write is not None:
+        lines.append(f"tensors = {inputs}")
+        call = "compiled(*tensors)"
+    lines += ["try:", f"    out = {call}", "except Exception as exc:", "    entry.recover(exc)"]
+    if entry.write is not None:
+        lines.append("entry.write(L, tensors)")
+    views = {k: bases for k, bases in context["views"].items() if bases} if not cap.tensor_outputs else {}
+    replays = context["replays"] if not cap.tensor_outputs else {}
+    lines += view_replay.mark_replays(read_only.mark_views(cap.output_plan.body(), views),
+                                      {k: (base, f"_steps{k}") for k, (base, _) in replays.items()})
+    source = "def fast(L):\n" + "".join(f"    {line}\n" for line in lines)
     globals_dict, closure, device = context["globals_dict"], context["closure"], context["device"]
     namespace = cap.guards.namespace(globals_dict, closure)
     namespace.update(cap.output_plan.namespace(globals_dict, closure, cap.tensor_outputs))
@@ -236,16 +210,10 @@ def _namespace(entry, compiled, boxed, replays):
                      RerunUncompiled=RerunUncompiled, _view=read_only.view_converter(namespace["_array"]),
                      _aligned=layouts.aligned_complex128, _replay=view_replay.replay,
                      **{f"_steps{k}": steps for k, (_, steps) in replays.items()})
-    return namespace
-
-
-def generated(name, parameters, lines, namespace):
-    """The function ``name(parameters)`` of body ``lines``, compiled in ``namespace``."""
-    source = f"def {name}({parameters}):\n" + "".join(f"    {line}\n" for line in lines)
     exec(compile(source, "<npcompile call>", "exec"), namespace)
-    function = namespace[name]
-    function.source = source
-    return function
+    fast = namespace["fast"]
+    fast.source = source
+    return fast
 
 
 def transfers(cap, device):

@@ -34,7 +34,7 @@ from ..trace.guards import Guards
 from ..trace.interpreter import arg_count, bind_arguments, is_user_function
 from ..trace.jitted import Jitted
 from ..trace.real import RealRunner
-from . import background, devices, failures, layouts, loop_links, read_only, speed_trials, staging
+from . import background, devices, failures, layouts, read_only, speed_trials, staging
 from .break_steps import quick_step
 from .entries import MISS, CompiledEntry, FallbackEntry
 from .entries import transfers as _transfers
@@ -156,7 +156,6 @@ class JitFunction(Jitted):
         self.run_only_misses = 0
         self.recompile_reasons = []
         self.host_copies = 0         # device-resident arrays real code needed at breaks
-        self.loop_steps = 0          # segments run by a loop body's ``loop`` function (``_drive``)
         self._graphs = 0             # graphs captured so far, to name them in warnings
         self._computed = frozenset()  # Resume.computed of the state being resumed now
         self.trials = None           # speed_trials.Trials while an entry's speed is under trial
@@ -230,7 +229,6 @@ class JitFunction(Jitted):
                     continue
                 return entry.rerun(rerun, lambda: self.fn(*args, **kwargs))
         else:
-            entry = None
             # only a call no entry serves tries for a native kernel: a function refused for
             # calls like this one pays nothing once its traced entries are compiled
             background_native = native_path and self.compile == "background"   # tried by the worker
@@ -239,47 +237,9 @@ class JitFunction(Jitted):
                 return kernel(*args, **kwargs)
             result = self._segment(entries, L, None, lambda: self.fn(*args, **kwargs), device,
                                    native_call=(args, kwargs) if background_native else None)
-        return self._drive(result, device, entry) if type(result) is Resume else result
-
-    def _drive(self, result, device, entry):
-        """The segments after each break until one returns. ``entry``: the one that gave
-        ``result``, when its fast path did (else None). Where the general path has seen
-        which segment runs on what ``entry`` built (``entry.links``, by where the break's
-        step lands), that one runs through its link (``loop_links``): the pair's first
-        run in this call checks every guard (``trusted`` holds those that did)."""
-        carried, trusted, steps = None, [], 0   # carried: the graph's outputs when ``entry`` ran by a link
-        try:
-            while type(result) is Resume:
-                frames = result.frames
-                stepped = quick_step(frames)
-                link = entry.links.get(frames[-1].ip) if stepped and entry is not None else None
-                if link is not None and link[0].fast is link[1] and link[2] is not None and self.events is None:
-                    full = link not in trusted
-                    try:
-                        out = link[2](result, carried, full)
-                    except RerunUncompiled as exc:
-                        rerun = exc
-                    else:
-                        rerun = None
-                    if rerun is not None:
-                        return self._rerun(link[0], rerun, frames)
-                    if out is not MISS:   # ``result`` holds the frame the link wrote into
-                        carried, entry, steps = out, link[0], steps + 1
-                        if full:
-                            trusted.append(link)
-                        continue
-                carried = None
-                result, entry = self._resume(frames, device, result.computed, stepped, entry)
-            return result
-        finally:
-            self.loop_steps += steps
-
-    def _rerun(self, entry, rerun, frames):
-        runner = RealRunner(frames, self._call_at_break)
-        try:
-            return entry.rerun(rerun, runner.finish_frames)
-        finally:
-            self.host_copies += runner.host_copies
+        while type(result) is Resume:
+            result = self._resume(result.frames, device, result.computed)
+        return result
 
     def _native_kernel(self, args, kwargs):
         """A native loop kernel for this call (npcompile.native), compiled now, or None
@@ -301,12 +261,11 @@ class JitFunction(Jitted):
         devices.ensure_available(device)
         return self.device_entries.setdefault(device, [])
 
-    def _resume(self, frames, device, computed, stepped, previous):
-        """Run the instruction the segment stopped before (unless ``stepped``: taken by
-        ``quick_step``), then the segment that starts after it; returns its result and
-        the entry whose fast path gave it (else None). Which entry ran on what
-        ``previous`` built is noted for ``_drive`` (``_note_link``)."""
-        runner = None if stepped else RealRunner(frames, self._call_at_break)
+    def _resume(self, frames, device, computed=frozenset()):
+        """Run the instruction the segment stopped before, then the segment that starts
+        after it. A loop's condition jump or back edge (``break_steps``) is taken without
+        the general runner; one is made only when real code must run."""
+        runner = None if quick_step(frames) else RealRunner(frames, self._call_at_break)
         try:
             if runner is not None:
                 runner.run_break()
@@ -327,15 +286,13 @@ class JitFunction(Jitted):
                         except RerunUncompiled as exc:
                             rerun = exc
                         else:
-                            if result is MISS:
-                                continue
-                            if stepped and previous is not None:
-                                _note_link(previous, frames[-1].ip, entry)
-                            return result, entry
+                            if result is not MISS:
+                                return result
+                            continue
                         runner = runner or RealRunner(frames, self._call_at_break)
-                        return entry.rerun(rerun, runner.finish_frames), None
+                        return entry.rerun(rerun, runner.finish_frames)
             runner = runner or RealRunner(frames, self._call_at_break)
-            return self._segment(entries, frames, frames, runner.finish_frames, device, computed=computed), None
+            return self._segment(entries, frames, frames, runner.finish_frames, device, computed=computed)
         finally:
             if runner is not None:
                 self.host_copies += runner.host_copies
@@ -584,14 +541,6 @@ class JitFunction(Jitted):
                 self._callees[fn] = compiled
             return compiled(*args, **kwargs)
         return fn(*args, **kwargs)
-
-
-def _note_link(previous, ip, entry):
-    """``entry`` ran on the frame ``previous`` built, after a step that landed on ``ip``:
-    the link ``_drive`` takes next time (made again when either's fast path changed)."""
-    link = previous.links.get(ip)
-    if link is None or link[0] is not entry or link[1] is not entry.fast:
-        previous.links[ip] = (entry, entry.fast, loop_links.link(previous, entry))
 
 
 def _wants_native(fn, backend, fullgraph, device):

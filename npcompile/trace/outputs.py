@@ -6,10 +6,8 @@ Python source over the graph's outputs ``out`` and the segment's inputs ``L``. T
 runtime compiles that source into each entry's call function, where it converts tensors
 to NumPy's exact types, replays the side effects in program order and builds the result.
 """
-import ast
 import builtins
 import dataclasses
-import re
 import types
 
 import numpy
@@ -59,28 +57,17 @@ class OutputPlan:
         self.array_outputs = 0         # graph outputs converted to NumPy arrays or scalars
         self.host_copies = 0           # device-resident inputs brought to the host
         self.checks = []               # "out[i]" for each deferred value check (a bool)
-        # A break's frame, for the runtime's loop path (``runtime.entries``), else None:
-        self.fixed_slots = None        # sources (``L[k].code``, ``L[k].locals['x']``) that hold the
-        #                                same object, or an equal immutable literal, after every run,
-        #                                or the object they held before it (when the run starts from
-        #                                what the plan built the run before)
-        self.kept_slots = set()        # sources of locals that keep the object they held (in fixed_slots)
-        self.slot_outputs = {}         # source of a local -> i: it holds ``_array(out[i])``
-        self.frame_fields = None       # a one-frame break: ``Frame`` field -> its expression
-        self.frame_constants = ()      # its function, code, error_on_graph_break and fullgraph
-        self.computed = None           # the name of its ``Resume.computed``
 
     def const(self, value):
         name = f"r{len(self.constants)}"   # "r": apart from the guards' "k" names
         self.constants[name] = value
         return name
 
-    def body(self, ending=None):
-        """The lines that turn ``out`` (and ``L``) into the result, ending in return (or
-        in ``ending``: ``runtime.loop_links`` writes the frame into one it reuses);
+    def body(self):
+        """The lines that turn ``out`` (and ``L``) into the result, ending in return;
         first the value checks NumPy makes (any that holds: run as written instead)."""
         checks = [f"if {' or '.join(self.checks)}:", "    raise RerunUncompiled()"] if self.checks else []
-        return checks + self.conversions + self.statements + (ending or [f"return {self.result}"])
+        return checks + self.conversions + self.statements + [f"return {self.result}"]
 
     def namespace(self, globals_dict, closure, tensor_outputs):
         to_array = _to_numpy_array if self.plain_cpu_outputs else _to_numpy_array_any
@@ -103,7 +90,6 @@ class _Encoder:
         self.deferred = {}         # id(array) -> (name, array): frame slots decided at the end
         self.examples = {inp.source.expr: inp.example for inp in end.inputs}
         self.computed = set()      # frame slots holding values the graph computed (see Resume)
-        self.array_outputs = {}    # name -> i, for names bound to ``_array(out[i])``
 
     def name(self, value, expression):
         name = f"v{len(self.memo)}"
@@ -122,10 +108,7 @@ class _Encoder:
             return self.name(value, f"{source.expr}.to_host()")
         kind = "_scalar" if value._scalar else "_array"
         self.tensors.append(value._t)
-        name = self.name(value, f"{kind}(out[{len(self.tensors) - 1}])")
-        if kind == "_array":
-            self.array_outputs[name] = len(self.tensors) - 1
-        return name
+        return self.name(value, f"{kind}(out[{len(self.tensors) - 1}])")
 
     def __call__(self, value):
         p, end = self.p, self.end
@@ -226,54 +209,19 @@ class _Encoder:
             self.p.conversions.append(f"{name} = {expression}")
 
     def frame(self, f, k):
-        """The expression that rebuilds frame ``k`` (``Frame.rebuilt``'s arguments)."""
         function = self.p.const(f.function) if k == 0 else self(f.function)
         dead = liveness.dead_locals(f.code, f.ip)   # never read again: no graph output for them
         live = {name: v for name, v in f.locals.items() if name not in dead}
         for name, v in live.items():
             if _computed(v, self.end.shim_inputs):
                 self.computed.add(f"L[{k}].locals[{name!r}]")
-        locals_ = {name: self.slot(v) for name, v in live.items()}
-        fields = {"function": function, "code": self.p.const(f.code), "ip": f.ip, "lineno": f.lineno,
-                  "locals": "{" + ", ".join(f"{name!r}: {e}" for name, e in locals_.items()) + "}",
-                  "stack": "[" + ", ".join(self.slot(v) for v in f.stack) + "]",
-                  "cells": "{" + ", ".join(f"{k!r}: {self.cell(c)}" for k, c in f.cells.items()) + "}",
-                  "kw_names": self(f.kw_names), "yielded": "None" if f.yielded is None else self(f.yielded),
-                  "returns_instead": self(f.returns_instead), "error_on_graph_break": f.error_on_graph_break,
-                  "fullgraph": f.fullgraph}
-        self._note_slots(f, k, fields, locals_)
-        return f"_frame({', '.join(str(e) for e in fields.values())})"
-
-    def _note_slots(self, f, k, fields, locals_):
-        """What the loop path needs to know of frame ``k`` (see ``OutputPlan.fixed_slots``).
-        The stack is left out: the step between two segments pops and pushes it."""
-        base = f"L[{k}]"
-        same = {f"{base}.{name}" for name in ("function", "code", "error_on_graph_break", "yielded",
-                                                "returns_instead") if fixed(str(fields[name]))}
-        same |= {f"{base}.locals[{name!r}]" for name, e in locals_.items() if fixed(e)}
-        kept = {f"{base}.locals[{name!r}]" for name, e in locals_.items() if e == f"{base}.locals[{name!r}]"}
-        self.p.fixed_slots = (self.p.fixed_slots or set()) | same | kept
-        self.p.kept_slots |= kept
-        self.p.slot_outputs.update({f"{base}.locals[{name!r}]": self.array_outputs[e] for name, e in locals_.items()
-                                    if e in self.array_outputs})
-        if k == 0:
-            self.p.frame_fields = {name: str(e) for name, e in fields.items()}
-            self.p.frame_constants = (f.function, f.code, f.error_on_graph_break, f.fullgraph)
-
-
-_NAMES = re.compile(r"r\d+|NULL|NO_VALUE")   # constants of the plan, the same objects every run
-_IMMUTABLE = (bool, int, float, complex, str, bytes, type(None))
-
-
-def fixed(expression):
-    """Whether ``expression`` (an encoded value) is the same object, or an equal immutable
-    literal, every time the plan runs."""
-    if _NAMES.fullmatch(expression):
-        return True
-    try:
-        return isinstance(ast.literal_eval(expression), _IMMUTABLE)
-    except (ValueError, SyntaxError, TypeError, MemoryError, RecursionError):
-        return False
+        locals_ = "{" + ", ".join(f"{name!r}: {self.slot(v)}" for name, v in live.items()) + "}"
+        stack = "[" + ", ".join(self.slot(v) for v in f.stack) + "]"
+        cells = "{" + ", ".join(f"{k!r}: {self.cell(c)}" for k, c in f.cells.items()) + "}"
+        yielded = "None" if f.yielded is None else self(f.yielded)
+        return (f"_frame({function}, {self.p.const(f.code)}, {f.ip}, {f.lineno}, {locals_}, {stack}, "
+                f"{cells}, {self(f.kw_names)}, {yielded}, {self(f.returns_instead)}, "
+                f"{f.error_on_graph_break}, {f.fullgraph})")
 
 
 def plan(end, resident=False):
@@ -287,10 +235,7 @@ def plan(end, resident=False):
         p.checks.append(f"out[{len(encode.tensors) - 1}]")
     if isinstance(end.result, Resume):
         frames = [encode.frame(f, k) for k, f in enumerate(end.result.frames)]
-        p.computed = p.const(frozenset(encode.computed))
-        p.result = f"_Resume([{', '.join(frames)}], {p.computed})"
-        if len(frames) > 1:
-            p.frame_fields = None
+        p.result = f"_Resume([{', '.join(frames)}], {p.const(frozenset(encode.computed))})"
     else:
         p.result = encode(end.result)
     for effect in end.side_effects:
@@ -343,12 +288,8 @@ _EXACT_ITEMS = {torch.bool: numpy.bool_, torch.float64: numpy.float64, torch.com
 
 def _to_numpy_scalar_cpu(t):
     """A plain CPU tensor's NumPy scalar: through ``item`` where that is exact (2-3x
-    faster than a NumPy view: a loop's condition is one per iteration; a bool is one of
-    NumPy's two, without calling ``numpy.bool_``)."""
-    dtype = t.dtype
-    if dtype is torch.bool and not t.dim():
-        return numpy.True_ if t.item() else numpy.False_
-    kind = _EXACT_ITEMS.get(dtype)
+    faster than a NumPy view: a loop's condition is one per iteration)."""
+    kind = _EXACT_ITEMS.get(t.dtype)
     if kind is None or t.dim():
         return t.numpy()[()]
     return kind(t.item())
