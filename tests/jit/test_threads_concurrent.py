@@ -76,12 +76,33 @@ def test_new_threads_start_from_the_users_count_while_others_hold_one(machine):
 
 
 def test_use_and_restore_touch_the_calling_thread_only(machine):
-    """``use`` gives this thread its count in torch, OpenMP and MKL; a thread started
-    meanwhile starts from the user's count; ``restore`` puts this thread's back."""
+    """With another Python thread alive, ``use`` gives this thread its count in torch,
+    OpenMP and MKL; a thread started meanwhile starts from the user's count; ``restore``
+    puts this thread's back."""
+    other_may_end = threading.Event()
+    other = threading.Thread(target=other_may_end.wait)
+    other.start()
+    try:
+        token = thread_count.use(2)
+        try:
+            assert tc.runtime_counts() == [2] * len(tc.runtime_counts())
+            assert tc.default_of_a_new_thread() == [4] * len(tc.runtime_counts())
+        finally:
+            thread_count.restore(4, token)
+    finally:
+        other_may_end.set()
+        other.join()
+    assert tc.unchanged_default()
+
+
+def test_the_only_thread_sets_and_restores_the_process_count(machine, monkeypatch):
+    """The process's only Python thread takes torch's own setter (no thread can copy the
+    default meanwhile) and puts the default back. (Under xdist a worker has more threads:
+    the count of threads is what ``use`` asks.)"""
+    monkeypatch.setattr(thread_count.threading, "active_count", lambda: 1)
     token = thread_count.use(2)
     try:
         assert tc.runtime_counts() == [2] * len(tc.runtime_counts())
-        assert tc.default_of_a_new_thread() == [4] * len(tc.runtime_counts())
     finally:
         thread_count.restore(4, token)
-    assert tc.unchanged_default()
+    assert tc.runtime_counts() == [4] * len(tc.runtime_counts()) and tc.unchanged_default()
