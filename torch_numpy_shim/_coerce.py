@@ -210,6 +210,11 @@ def cast_tensor(t, dt, copy=False):
         return t.clone() if copy else t
     if t.is_complex() and not target.is_complex:
         t = t != 0 if target == torch.bool else torch.real(t)  # NumPy: a complex is true if nonzero
+    if target == torch.uint8 and t.dtype == torch.float64:
+        # NumPy's double -> uint8 goes through a 32-bit int (x86's cvttsd2si: out of its
+        # range, 0x80000000, whose low byte is 0); torch's through a 64-bit one (2**31 + 1
+        # gave 1). Every other float -> int cast here already agrees with NumPy's.
+        t = t.to(torch.int32)
     return t.to(target)
 
 
