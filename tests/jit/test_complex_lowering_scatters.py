@@ -4,10 +4,8 @@ written, not a copy of the old buffer per write; graph inputs are split at the g
 start, so that their aten ``view_as_real`` calls do not cut Inductor's C++ kernel."""
 import numpy as np
 import torch
-from torch._inductor.decomposition import select_decomp_table
-from torch.fx.experimental.proxy_tensor import make_fx
 
-from npcompile.passes.complex_lowering import SplitComplex
+from tests.jit.test_complex_lowering_division import _split
 
 aten = torch.ops.aten
 _rng = np.random.default_rng(5)
@@ -15,14 +13,6 @@ _rng = np.random.default_rng(5)
 
 def _complex(*shape):
     return torch.from_numpy(np.asarray(_rng.standard_normal(shape) + 1j * _rng.standard_normal(shape)))
-
-
-def _split(fn, *args):
-    gm = make_fx(fn, decomposition_table=select_decomp_table(), tracing_mode="fake")(*args)
-    SplitComplex()(gm.graph)
-    gm.graph.lint()
-    gm.recompile()
-    return gm
 
 
 def butterfly(buf, a, b):

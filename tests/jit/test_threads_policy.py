@@ -16,19 +16,14 @@ import npcompile
 from npcompile import backends, calibrations, config, threads
 from npcompile.compiled import CompiledGraph
 from tests.jit.harness import recording_backend
+from tests.jit.thread_counts import four_core_machine
 
 
 @pytest.fixture
 def policy(monkeypatch):
     """A known machine: a 4 MiB threshold, 4 usable cores of 4, an idle run queue."""
-    monkeypatch.setattr(config, "threads", "auto")
-    monkeypatch.setattr(config, "parallel_threshold_bytes", 4 << 20)
-    monkeypatch.setattr(threads, "available_cores", lambda: 4)
-    monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(read=lambda: 1, cpus=4))
-    before = torch.get_num_threads()
-    torch.set_num_threads(4)
-    yield
-    torch.set_num_threads(before)
+    with four_core_machine(monkeypatch):
+        yield
 
 
 def scaled(a):
