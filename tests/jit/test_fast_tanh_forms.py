@@ -133,7 +133,10 @@ def test_inductor_calls_numpys_tanh_into_its_own_buffer(form, monkeypatch):
     assert "\n".join(code).count(f"extern_kernels.{fast_tanh.EXTERN_NAME}(") == 1
     expected = layer(x, w)
     assert result.dtype == expected.dtype and result.shape == expected.shape
-    np.testing.assert_allclose(result, expected, rtol=1e-13, atol=0)
+    # the product's summation order is BLAS's (torch's and NumPy's differ in the last bits:
+    # at most n * eps * (|x| @ |w|) each, which tanh (slope <= 1) and the * 2 carry over)
+    product_error = x.shape[1] * np.finfo(np.float64).eps * (np.abs(x) @ np.abs(w) + 0.5)
+    assert np.all(np.abs(result - expected) <= 2 * product_error + 1e-13 * np.abs(expected))
 
 
 @pytest.mark.inductor
