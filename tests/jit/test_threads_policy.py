@@ -368,3 +368,40 @@ def test_an_unreadable_measurement_is_measured_again(tmp_path, monkeypatch):
     (published,) = (tmp_path / "npcompile-calibrations").glob("test-*.json")
     published.write_text("{half a fi")
     assert calibrations.shared("test", ["x"], lambda: 2) == 2   # not replaced: another process may read it
+
+
+def test_a_value_measured_on_a_busy_machine_is_measured_again_after_its_time(tmp_path, monkeypatch):
+    """One busy moment must not decide for every later process until the reboot: a value
+    measured while other tasks ran expires after ``BUSY_VALUE_SECONDS``; a quiet one stays."""
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    now = [1000.0]
+    monkeypatch.setattr(calibrations.time, "time", lambda: now[0])
+    monkeypatch.setattr(calibrations, "others_running", lambda: 3)
+    assert calibrations.shared("test", ["busy"], lambda: "under load") == "under load"
+    now[0] += calibrations.BUSY_VALUE_SECONDS - 1
+    assert calibrations.shared("test", ["busy"], lambda: "again") == "under load"   # still shared
+    now[0] += 2
+    monkeypatch.setattr(calibrations, "others_running", lambda: 0)
+    assert calibrations.shared("test", ["busy"], lambda: "quiet") == "quiet"        # measured again
+    now[0] += 100 * calibrations.BUSY_VALUE_SECONDS
+    assert calibrations.shared("test", ["busy"], lambda: "never") == "quiet"        # a quiet value stays
+
+
+def test_a_machine_that_turns_busy_during_the_measurement_counts_as_busy(tmp_path, monkeypatch):
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    readings = iter([0, 2])
+    monkeypatch.setattr(calibrations, "others_running", lambda: next(readings))
+    calibrations.shared("test", ["turned"], lambda: 1)
+    (published,) = (tmp_path / "npcompile-calibrations").glob("test-*.json")
+    assert "expires" in published.read_text()
+
+
+def test_other_runnable_tasks_leave_out_our_own_running_threads(tmp_path):
+    loadavg = tmp_path / "loadavg"
+    loadavg.write_text("0.50 0.40 0.30 5/300 1234\n")
+    tasks = tmp_path / "task"
+    for tid, state in ((1, "R"), (2, "S"), (3, "R")):
+        (tasks / str(tid)).mkdir(parents=True)
+        (tasks / str(tid) / "stat").write_text(f"{tid} (python (x) y) {state} 1 2 3\n")
+    assert calibrations.others_running(str(loadavg), str(tasks)) == 3
+    assert calibrations.others_running(str(tmp_path / "missing"), str(tasks)) == 0
