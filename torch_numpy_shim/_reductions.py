@@ -11,9 +11,10 @@ How values are computed, chosen from dtype metadata only:
 - mean, var and std follow the steps of NumPy's own ``_methods`` (sum in the loop
   dtype, store, divide in place), so ``out=`` of any dtype casts exactly as NumPy's.
 
-float16 sums and products accumulate in float32 and round once, as NumPy does along
-contiguous data; NumPy rounds every step when it reduces along an outer axis, so
-results there can differ by rounding, and on overflow (inf where float32 stays finite).
+float16 sums, products and running sums/products are NumPy's own loop's on the CPU
+(``_half_scan``): NumPy rounds every step of a scan and of a reduction across the
+memory's inner axis, which no torch reduction reproduces. Elsewhere float16 sums and
+products accumulate in float32 and round once (NumPy's way along contiguous data).
 
 A product that overflows, underflows or meets inf/NaN depends on the order of the
 multiplications (0 * inf is NaN); where it can, NumPy's own loop answers (see
@@ -25,7 +26,7 @@ import math
 import numpy
 import torch
 
-from . import _dtypes, _errors, _fp_errors, _promotion
+from . import _dtypes, _errors, _fp_errors, _half_scan, _promotion
 from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor, check_python_int_fits
 from ._detours import orderable
@@ -203,10 +204,18 @@ def _shaped(t, shape, axes, keepdims):
 # ---- sum and prod -----------------------------------------------------------------------------
 def _sum_tensor(t, axes, loop, mask=None):
     """Sum over ``axes`` (keepdims=False) in dtype ``loop``; masked-out items count 0."""
+    if _numpy_half_loop(t, axes, loop, mask):
+        return _half_scan.reduce(t, axes, product=False)
     x = cast_tensor(t, loop)
     if mask is not None:
         x = torch.where(mask, x, torch.zeros((), dtype=x.dtype))
     return _reported(x, axes, _exact(lambda v: K.float_sum(*_over(v, axes)), loop, x))
+
+
+def _numpy_half_loop(t, axes, loop, mask):
+    """A float16 sum or product NumPy's own loop computes (_half_scan): on the CPU,
+    over some axis, without ``where=``."""
+    return loop.torch == torch.float16 and mask is None and builtins.bool(axes) and t.device.type == "cpu"
 
 
 def _reported(x, axes, r, name="reduce"):
@@ -221,6 +230,8 @@ def _prod_tensor(t, axes, loop, mask=None, order_checked=False):
     """Product over ``axes``; float16 multiplies in float32 and rounds once, as NumPy's
     loop does along contiguous data (so 256 * 256 * 0 is 0, not inf * 0); other floats
     in NumPy's order where the order matters (unless ``order_checked``)."""
+    if _numpy_half_loop(t, axes, loop, mask):
+        return _half_scan.reduce(t, axes, product=True)
     x = cast_tensor(t, loop)
     ordered = None if order_checked else _ordered_product(x, axes, mask, None)
     if ordered is not None:
@@ -752,15 +763,7 @@ def count_nonzero(a: ArrayLike, axis: AxisLike = None, *, keepdims=False):
 def _accumulate(t, ax, input_dt, dtype, out, product, include_initial=False):
     """cumsum/cumprod of ``t`` along ``ax`` in the loop dtype, into ``out`` if given."""
     loop = _loop_dtype(input_dt, dtype, out)
-    op = torch.cumprod if product else torch.cumsum
-    x = cast_tensor(t, loop)
-    r = _exact(lambda v: op(v, ax), loop, x)
-    ordered = None
-    if x.dtype in NARROW or (product and x.dtype == torch.complex128):   # wider (or fused) steps in torch
-        ufunc = numpy.multiply if product else numpy.add
-        ordered = _in_numpy_order(lambda: accumulation_order_matters(x, r, ax, product),
-                                  lambda: numpy_answer(lambda a: ufunc.accumulate(a, axis=ax), [x], "accumulate"))
-    r = _reported(x, None, r, "accumulate") if ordered is None else ordered
+    r = _half_scan.accumulate(t, ax, product) if loop.torch == torch.float16 else _wide_accumulate(t, ax, loop, product)
     if include_initial:
         shape = list(r.shape)
         shape[ax] = 1
@@ -772,6 +775,20 @@ def _accumulate(t, ax, input_dt, dtype, out, product, include_initial=False):
         raise ValueError("provided out is the wrong size for the accumulation.")
     out._t.copy_(cast_tensor(r, out.dtype))
     return out
+
+
+def _wide_accumulate(t, ax, loop, product):
+    """cumsum/cumprod in torch, in NumPy's order where that may matter (float16 rounds
+    every step: _half_scan)."""
+    op = torch.cumprod if product else torch.cumsum
+    x = cast_tensor(t, loop)
+    r = _exact(lambda v: op(v, ax), loop, x)
+    ordered = None
+    if x.dtype in NARROW or (product and x.dtype == torch.complex128):   # wider (or fused) steps in torch
+        ufunc = numpy.multiply if product else numpy.add
+        ordered = _in_numpy_order(lambda: accumulation_order_matters(x, r, ax, product),
+                                  lambda: numpy_answer(lambda a: ufunc.accumulate(a, axis=ax), [x], "accumulate"))
+    return _reported(x, None, r, "accumulate") if ordered is None else ordered
 
 
 @normalizer
