@@ -295,8 +295,12 @@ class _Fancy:
         return t.movedim(tuple(range(at, at + nb)), tuple(range(nb))) if at and nb else t
 
     def scatter(self, values):
-        """Write ``values`` (broadcast dims first) into the indexed positions."""
-        self.moved[self.index] = values.unsqueeze(0) if self.zero_d else values
+        """Write ``values`` (broadcast dims first) into the indexed positions. An index
+        read from the array written (``a[2:][a[:-2]] = 3``) is copied first, as NumPy
+        copies it (torch refuses the overlap)."""
+        target = StorageWeakRef(self.moved.untyped_storage())
+        index = tuple(i.clone() if StorageWeakRef(i.untyped_storage()) == target else i for i in self.index)
+        self.moved[index] = values.unsqueeze(0) if self.zero_d else values
 
     def gather(self):
         out = self.moved[self.index]
@@ -433,16 +437,25 @@ def _int_conversion_fails(t, dt):
     return (wide < info.min) | (wide > info.max)
 
 
-def _broadcast_value(v, shape):
-    """Broadcast ``v`` to ``shape`` one way (NumPy also drops extra leading 1-dims)."""
+def _shape_text(shape):
+    """A shape as NumPy's messages print it: no spaces, ``(3,)`` for one dim."""
+    return "(" + ",".join(str(n) for n in shape) + ("," if len(shape) == 1 else "") + ")"
+
+
+def _broadcast_value(v, shape, fancy=False):
+    """Broadcast ``v`` to ``shape`` one way (NumPy also drops extra leading 1-dims);
+    the error is NumPy's message for a basic or an advanced (``fancy``) index."""
     vshape = tuple(v.shape)
     while len(vshape) > len(shape) and vshape[0] == 1:
         vshape = vshape[1:]
     fits = len(vshape) <= len(shape) and builtins.all(
         a == 1 or a == b for a, b in zip(reversed(vshape), reversed(shape)))
+    if not fits and fancy:
+        raise ValueError(f"shape mismatch: value array of shape {_shape_text(v.shape)} could not be broadcast "
+                         f"to indexing result of shape {_shape_text(shape)}")
     if not fits:
-        raise ValueError(f"could not broadcast input array from shape {tuple(v.shape)} into shape "
-                         f"{tuple(shape)}")
+        raise ValueError(f"could not broadcast input array from shape {_shape_text(v.shape)} into shape "
+                         f"{_shape_text(shape)}")
     return v.reshape(vshape).expand(shape)
 
 
@@ -494,9 +507,9 @@ def setitem(arr, key, value):
     if v is None:
         v = movable(_value_tensor(value, dt, path, len(fancy.shape)))
     if key.single_mask:
-        v = _broadcast_mask_value(v, fancy.shape, fancy.insert_at)
+        v = _broadcast_mask_value(v, fancy.shape, fancy.insert_at, key.whole_mask)
     else:
-        v = _broadcast_value(v, fancy.shape)
+        v = _broadcast_value(v, fancy.shape, fancy=True)
     v = fancy.to_front(v)
     if key.flips:
         v = torch.flip(v, [fancy.nb + fancy.rest.index(f) for f in key.flips])
@@ -505,11 +518,15 @@ def setitem(arr, key, value):
     fancy.scatter(_detach_from(v, arr, value))
 
 
-def _broadcast_mask_value(v, shape, at):
+def _broadcast_mask_value(v, shape, at, whole_mask):
+    """NumPy's own loop for a mask over every dim counts values; a mask over some dims
+    takes the general advanced-index path and its message."""
+    if not whole_mask:
+        return _broadcast_value(v, shape, fancy=True)
     try:
         return _broadcast_value(v, shape)
     except ValueError:
-        raise ValueError(f"NumPy boolean array indexing assignment cannot assign {tuple(v.shape)} input "
+        raise ValueError(f"NumPy boolean array indexing assignment cannot assign {v.numel()} input "
                          f"values to the {shape[at]} output values where the mask is true") from None
 
 

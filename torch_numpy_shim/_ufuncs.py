@@ -14,6 +14,7 @@ import warnings
 
 import numpy
 import torch
+from torch.multiprocessing.reductions import StorageWeakRef
 
 from . import _coerce, _dtypes, _flipped, _fp_errors, _promotion
 from . import _ufunc_kernels as K
@@ -582,6 +583,8 @@ class ufunc:
         flat = a._t.view(-1) if a._t.is_contiguous() else a._t.reshape(-1).clone()
         operand = None if b is None else _operand(b)[0]
         bt = operand._t if isinstance(operand, ndarray) else None
+        if bt is not None and _same_storage(bt, a._t):   # NumPy reads the values before writing
+            bt = bt.clone()
         if bt is not None:
             shape = tuple(asarray(positions).shape)
             bt = bt.expand(torch.broadcast_shapes(bt.shape, shape)).reshape(-1)
@@ -597,6 +600,11 @@ class ufunc:
         args = (current,) if rhs is None else (current, rhs)
         result = self(*args, out=ndarray._wrap(torch.empty_like(current._t)), casting="unsafe")
         return result._t
+
+
+def _same_storage(t, u):
+    """Whether two tensors view one storage (by identity: works on fake tensors too)."""
+    return StorageWeakRef(t.untyped_storage()) == StorageWeakRef(u.untyped_storage())
 
 
 def _single_out(out):
@@ -767,7 +775,9 @@ def around(a, decimals=0, out=None):
     if decimals >= 0 and arr.dtype.kind in "iu":
         if out is None:
             return ndarray._wrap(arr._t.clone(), scalar=arr.ndim == 0)
-        out._t.copy_(cast_tensor(arr._t, out.dtype).expand(out.shape))
+        value = cast_tensor(arr._t, out.dtype)
+        out._t.copy_((value.clone() if _same_storage(value, out._t) else value).expand(out.shape))
+        _flipped.written(out)
         return out
     if decimals == 0:
         return rint(arr, out=out)
