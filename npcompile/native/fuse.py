@@ -86,7 +86,7 @@ def rolled(position, size, shift):
     """The index ``np.roll(a, shift, axis)`` reads along that axis of ``a`` (of ``size``)
     for result ``position``: (position - shift) mod size, as one compare in the loop (the
     offset is loop-invariant). Only evaluated inside the loop, where size > 0."""
-    offset = f"({-shift} % {size})"
+    offset = f"(-({shift} % {size}) % {size})"   # shift fits int64; -shift may not
     return f"({position} + {offset} - {size} if {position} + {offset} >= {size} else {position} + {offset})"
 
 
@@ -102,12 +102,23 @@ def order_lines(fusion, prefix, var):
             return f"{prefix}kdecide({var(f'p{tree[1]}')}, {n0}, {n1})" if fusion.leaves[tree[1]][2] == 2 else "0"
         if tree[0] == "roll":       # np.roll's result is empty_like(leaf): laid out as the leaf is
             return visit(tree[3])
-        decisions = [visit(sub) if sub[0] == "leaf" else f"{prefix}kresult({visit(sub)}, {n0}, {n1})"
+        decisions = [visit(sub) if sub[0] == "leaf" else f"{prefix}kresult({visit(sub)}, {', '.join(dims(sub))})"
                      for sub in tree[3:]]
         name = var(f"k{len(lines)}")
         lines.append(f"{name} = " + (f"{prefix}kcombine({decisions[0]}, {decisions[1]})" if len(decisions) == 2
                                      else decisions[0]))
         return name
+
+    def dims(tree):
+        """The sizes of the intermediate ``tree`` computes, along the result's two axes (1
+        where it broadcasts: a lower-rank or length-1 intermediate does not decide)."""
+        if tree[0] == "roll":
+            return dims(tree[3])
+        if tree[0] == "leaf":
+            k, p = fusion.leaves[tree[1]][2], var(f"p{tree[1]}")
+            return tuple(["1"] * (2 - k) + [f"{p}.shape[{j}]" for j in range(k)])
+        subs = [dims(sub) for sub in tree[3:]]
+        return tuple(f"max({', '.join(d)})" if len(set(d)) > 1 else d[0] for d in zip(*subs))
 
     lines.append(f"{var('order')} = {visit(fusion.tree)}")
     return lines

@@ -1102,7 +1102,7 @@ class Lowering:
         code, t = self.expr(args[0])
         shift, axis = self.constant_int(args[1]), self.constant_int(args[2])
         if not isinstance(t, Array) or t.dtype.kind != "f" or shift is None or axis is None \
-                or not -t.ndim <= axis < t.ndim:
+                or not -t.ndim <= axis < t.ndim or not -2 ** 63 <= shift < 2 ** 63:
             raise NotNative("np.roll other than of a float array by constant ints along an axis it has")
         if code in self.fusions or self.no_hoist:
             raise NotNative("np.roll of an array expression or in a while condition")
