@@ -1,5 +1,5 @@
-"""NumPy's warnings that depend on sizes ('Mean of empty slice', 'Degrees of freedom <= 0
-for slice'), from inside a graph.
+"""NumPy's warnings that depend on sizes or values ('Mean of empty slice', 'Degrees of
+freedom <= 0 for slice', 'All-NaN slice encountered'), from compiled code.
 
 A graph traced for an empty slice (its size known while tracing) must warn each time it
 runs, as NumPy does; rerunning the call as written is refused where the segment writes
@@ -8,12 +8,21 @@ into its inputs. So the warning is an op of the graph: ``torch_numpy_shim::warn_
 holds. It is marked as having a side effect, so neither FX nor Inductor prunes it (it
 has no output). Compiled code emits NumPy's floating-point reports no more than before
 (README): the 0/0 that follows an empty mean is not reported.
+
+A condition only the data decides (``x[mask]``'s row count, an all-NaN slice) would cost
+that op on every run (~13 us); ``warn_when`` instead hands it to npcompile (``collecting``)
+as a bool the graph outputs: the compiled call reads it with its value checks and, where
+it holds, reruns as written (NumPy warns, floating-point reports included) or, in a
+segment that writes into its inputs, warns the message itself (npcompile.trace.outputs).
 """
+import contextlib
 import functools
 import sys
 import warnings
 
 import torch
+
+from . import _fp_errors
 
 _LIBRARIES = []   # the registrations last as long as the library objects
 
@@ -56,3 +65,42 @@ def warn_if(condition, message):
     """Warn ``message`` (a RuntimeWarning) when the graph being traced runs and the
     0-d bool tensor ``condition`` holds."""
     _warn_op()(condition, message)
+
+
+_collector = None   # a list of (condition, message) while npcompile traces (see collecting)
+
+
+@contextlib.contextmanager
+def collecting():
+    """Within: ``warn_when`` records its conditions in the yielded list."""
+    global _collector
+    outer, _collector = _collector, []
+    try:
+        yield _collector
+    finally:
+        _collector = outer
+
+
+def warn_when(condition, message):
+    """NumPy's RuntimeWarning ``message`` where the bool tensor ``condition`` holds
+    anywhere: at once eagerly; while npcompile traces, when the compiled call runs (plain
+    tracing, make_fx alone, drops it)."""
+    if not _fp_errors.tracing():
+        if bool(condition.any()):
+            _fp_errors.warn(message)
+    elif _collector is not None:
+        _collector.append((condition.any(), message))
+
+
+def warn_each_run(message):
+    """NumPy's RuntimeWarning ``message`` for a condition known now (an empty slice's
+    size): at once eagerly; while npcompile traces, from the graph each time it runs."""
+    if not _fp_errors.tracing():
+        _fp_errors.warn(message)
+    elif _collector is not None:
+        warn_if(torch.ones((), dtype=torch.bool), message)
+
+
+def warn_now(message):
+    """``message`` as NumPy's RuntimeWarning, pointing at the caller of the compiled code."""
+    warnings.warn(message, RuntimeWarning, stacklevel=_caller_stacklevel())

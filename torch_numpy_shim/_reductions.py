@@ -31,7 +31,7 @@ from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor, check_python_int_fits
 from ._detours import orderable
 from ._errors import UFuncOutputCastingError, raise_if
-from ._graph_warnings import warn_if
+from ._graph_warnings import warn_if, warn_when
 from ._ndarray import ndarray
 from ._normalize import (
     NO_VALUE,
@@ -308,15 +308,16 @@ def _count_tensor(count):
 
 
 def _warn_while_tracing(count, short, message):
-    """While npcompile traces, a count known now for which NumPy warns (``short``):
-    the graph warns each time it runs. A count only the data knows (``x[mask]``'s rows,
-    a ``where=`` sum) gets no warning: an op that reads it on every run costs more than
-    a ring loop's whole step (~13 us each, 80 per azimint_bins call), and a rerun
-    check is refused where the segment writes into its inputs; that needs a check the
-    runtime reads and warns on (a request to npcompile.trace.outputs)."""
-    if _errors._check_collector is None or isinstance(count, torch.Tensor) or _data_dependent(count):
+    """While npcompile traces, a count for which NumPy warns (``short``). Known now: the
+    graph warns each time it runs (warn_if). Known only to the data (``x[mask]``'s rows,
+    a ``where=`` sum): a condition the compiled call reads with its value checks
+    (warn_when), as an op that read it on every run would cost more than a ring loop's
+    whole step (~13 us each, 80 per azimint_bins call)."""
+    if _errors._check_collector is None:
         return
-    if short(count):
+    if isinstance(count, torch.Tensor) or _data_dependent(count):
+        warn_when(short(_count_tensor(count)), message)
+    elif short(count):
         warn_if(torch.ones((), dtype=torch.bool), message)
 
 
@@ -633,8 +634,8 @@ def _extreme(a, axis, out, keepdims, initial, where, largest, skip_nan):
         x = _to_last(t, axes)
         x = torch.cat([start.expand(*x.shape[:-1], 1), x], -1)
     r = _extreme_value(x, largest, skip_nan)
-    if skip_nan and not _fp_errors.tracing() and builtins.bool(torch.isnan(r).any()):
-        _fp_errors.warn("All-NaN slice encountered")
+    if skip_nan:
+        warn_when(_nan_mask(r), "All-NaN slice encountered")
     return _deliver(_shaped(r, a.shape, axes, keepdims), out)
 
 
@@ -721,8 +722,7 @@ def _nan_arg_extreme(a, axis, out, keepdims, largest):
     ValueError, which needs the values (a data-dependent check by nature)."""
     if _is_inexact(a.dtype) and a.size:
         all_nan = torch.all(*_over(_nan_mask(a._t), _ufunc_axes(a, axis)))
-        if builtins.bool(all_nan.any()):
-            raise ValueError("All-NaN slice encountered")
+        raise_if(all_nan, ValueError("All-NaN slice encountered"))
     filled = _nan_replaced(a, -math.inf if largest else math.inf)
     return _arg_extreme(filled, axis, out, keepdims, largest)
 
@@ -885,8 +885,7 @@ def nanmean(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: O
     loop = _loop_dtype(a.dtype, dtype, out)
     total = _shaped(_sum_tensor(_nan_replaced(a, 0)._t, axes, loop, mask), a.shape, axes, keepdims)
     count = _valid_count(a, axes, mask).reshape(total.shape)
-    if not _fp_errors.tracing() and _any_zero(count):
-        _fp_errors.warn("Mean of empty slice")
+    warn_when(count == 0, "Mean of empty slice")
     result = _divide_into(total, count, out)
     return result if out is not None else _deliver(result, None)
 
@@ -917,8 +916,7 @@ def _nan_variance(a, axis, dtype, out, ddof, keepdims, where, mean_, correction)
     loop = _loop_dtype(_from_torch(squares), dtype, out)
     total = _shaped(_sum_tensor(squares, axes, loop, mask), a.shape, axes, keepdims)
     dof = (count - ddof).reshape(total.shape)
-    if not _fp_errors.tracing() and builtins.bool((dof <= 0).any()):
-        _fp_errors.warn("Degrees of freedom <= 0 for slice.")
+    warn_when(dof <= 0, "Degrees of freedom <= 0 for slice.")
     if out is None:
         return torch.where(dof <= 0, math.nan, _divide(total, dof))
     _divide_into(total, dof, out)

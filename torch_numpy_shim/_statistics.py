@@ -21,6 +21,7 @@ from . import _dtypes, _fp_errors, _promotion
 from ._coerce import asarray, cast_tensor
 from ._dtypes import F64, I64
 from ._errors import UnsupportedError, raise_if
+from ._graph_warnings import warn_each_run, warn_when
 from ._ndarray import ndarray
 from ._normalize import (
     ArrayLike,
@@ -125,6 +126,15 @@ def _mean_dtypes(dt):
     return dt, dt
 
 
+def _warn_empty_mean(kept_shape):
+    """NumPy's 'Mean of empty slice' (its 0/0 reported eagerly too); compiled code warns
+    each run (an empty slice's size is known while tracing)."""
+    if _fp_errors.tracing():
+        warn_each_run("Mean of empty slice")
+    else:
+        _fp_errors.warn_empty_mean(kept_shape)
+
+
 # ---- median ----------------------------------------------------------------------------
 @normalizer
 def median(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, overwrite_input=False,
@@ -151,8 +161,7 @@ def _nan_of_empty(a, axis, out, keepdims):
     res = _mean_dtypes(a.dtype)[1]
     fill = complex(math.nan, math.nan) if res.kind == "c" else math.nan
     result = torch.full(shape, fill, dtype=res.torch, device=a._t.device)
-    if not _fp_errors.tracing():
-        _fp_errors.warn("Mean of empty slice")
+    warn_each_run("Mean of empty slice")
     return finish(result, out, scalar=not keepdims, casting="unsafe")
 
 
@@ -166,7 +175,7 @@ def _median(a, axis, out, keepdims, ignore_nan):
     if n == 0:
         fill = complex(math.nan, math.nan) if res.kind == "c" else math.nan
         result = torch.full(layout.kept_shape, fill, dtype=res.torch, device=data.device)
-        _fp_errors.warn_empty_mean(tuple(layout.kept_shape))
+        _warn_empty_mean(tuple(layout.kept_shape))
     elif ignore_nan:
         result = _nanmedian_sorted(data, layout, acc, res)
     else:
@@ -185,7 +194,7 @@ def _nanmedian_sorted(data, layout, acc, res):
     float16 accumulated in float32); short slices of an N-d array through a masked
     sum of the two middles in the data's own dtype, halved."""
     valid = (~torch.isnan(data)).sum(0, keepdim=True)
-    _fp_errors.warn_all_nan(valid)
+    warn_when(valid == 0, "All-NaN slice encountered")
     low = torch.gather(data, 0, ((valid - 1) // 2).clamp(min=0))
     high = torch.gather(data, 0, (valid // 2).clamp(max=layout.n - 1))
     if layout.kept_shape == () or layout.n >= 600:
@@ -441,7 +450,7 @@ def _nanquantile(layout, q, method, weights, arr_dt, rt, weak_q):
         count = (~torch.isnan(data)).sum(0)
         result = _interpolate(data, q, method, count.clamp(min=1), arr_dt, rt, weak_q)
     result = torch.where(count == 0, torch.full_like(result, math.nan), result)
-    _fp_errors.warn_all_nan(count)
+    warn_when(count == 0, "All-NaN slice encountered")
     scalar = weights is None
     if (rt is not arr_dt or not scalar) and (q.ndim == 0 or not NUMPY_2_5) and count.numel() and \
             builtins.bool(count.reshape(-1)[0] == 0):
@@ -481,7 +490,7 @@ def _mean(t, dt, axes, keepdims):
         count *= t.shape[ax]
     total = cast_tensor(t, acc).sum(dim=axes, keepdim=keepdims) if axes else cast_tensor(t, acc).clone()
     if not count:
-        _fp_errors.warn_empty_mean(tuple(total.shape))
+        _warn_empty_mean(tuple(total.shape))
     return cast_tensor(total / _const(count, total) if count else total / 0, res), res
 
 

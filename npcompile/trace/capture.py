@@ -14,6 +14,7 @@ import numpy
 import torch
 
 from torch_numpy_shim import _errors as shim_errors
+from torch_numpy_shim import _graph_warnings
 
 from ..errors import GraphBreak, RestartTrace
 from . import fp_state, liveness, outputs, resident, sources
@@ -218,9 +219,9 @@ def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("
         ends = []   # the SegmentEnd and the OutputPlan of the one trace make_fx runs
 
         def traced(*placeholders):
-            with shim_errors.collecting_checks() as checks:
+            with shim_errors.collecting_checks() as checks, _graph_warnings.collecting() as warned:
                 result = tracer.run(list(placeholders))
-            end = _segment_end(tracer, result, checks)
+            end = _segment_end(tracer, result, checks, warned)
             keep_on_device = resident.keeps_resident(device) and not tracer.saw_tensor_input
             plan, tensors = outputs.plan(end, keep_on_device)
             ends.append((end, plan))
@@ -240,9 +241,11 @@ def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("
             return TraceStop(exc, tracer.alias_guards())
         end, plan = ends[0]
         refusal = _untraceable_fp_state(tracer) if any(n.op == "call_function" for n in gm.graph.nodes) else None
-        if refusal is None and end.checks and mutated_inputs(gm):
+        writes = bool((end.checks or end.warnings) and mutated_inputs(gm))
+        if refusal is None and end.checks and writes:
             refusal = GraphBreak("a value check NumPy makes comes before a write into an input",
                                  "the check could only run after the write; this call runs as written")
+        plan.warn_in_place = writes   # no rerun after a write: the call warns NumPy's words itself
         if refusal is not None:
             return TraceStop(refusal, tracer.alias_guards())
         return Capture(gm, fake_inputs, fake_mode, inputs=tracer.inputs, guards=tracer.alias_guards(),
@@ -250,9 +253,9 @@ def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("
                        trace_seconds=time.perf_counter() - start, ends_in_break=first_break)
 
 
-def _segment_end(tracer, result, checks):
+def _segment_end(tracer, result, checks, warned):
     """What output planning reads of a finished trace (see outputs.SegmentEnd)."""
-    return outputs.SegmentEnd(result, checks, tracer.side_effects, tracer.inputs, tracer.shim_inputs,
+    return outputs.SegmentEnd(result, checks, warned, tracer.side_effects, tracer.inputs, tracer.shim_inputs,
                               tracer.mirrors, tracer.source_of, tracer.internal_cells,
                               tracer.created_functions)
 

@@ -14,6 +14,7 @@ import numpy
 import torch
 
 import torch_numpy_shim as shim
+from torch_numpy_shim._graph_warnings import warn_now
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from ..errors import GraphBreak, RerunUncompiled
@@ -33,6 +34,7 @@ class SegmentEnd:
 
     result: object            # the return value, or a Resume holding the traced frames
     checks: list              # bool tensors of NumPy's deferred value checks (any true: rerun as written)
+    warnings: list            # (bool tensor, message) of NumPy's warnings the data decides
     side_effects: list        # writes to objects that outlive the segment, in program order:
     #                           ("setattr", source, name, value), ("setglobal", name, value),
     #                           ("call", source, method, args)
@@ -49,7 +51,7 @@ class OutputPlan:
         self.constants = {"_restore": _restore, "_frame": Frame.rebuilt, "_cell": types.CellType,
                           "_method": types.MethodType, "_rebuild": _rebuild, "NULL": NULL,
                           "NO_VALUE": NO_VALUE, "_Resume": Resume, "_resident": DeviceArray,
-                          "RerunUncompiled": RerunUncompiled}
+                          "RerunUncompiled": RerunUncompiled, "_warn": warn_now}
         self.conversions = []   # "name = expression" lines, dependencies first
         self.statements = []    # side effects, in program order
         self.result = "None"
@@ -57,6 +59,9 @@ class OutputPlan:
         self.array_outputs = 0         # graph outputs converted to NumPy arrays or scalars
         self.host_copies = 0           # device-resident inputs brought to the host
         self.checks = []               # "out[i]" for each deferred value check (a bool)
+        self.warnings = []             # ("out[i]", message) for each warning the data decides
+        self.any_flag = None           # "out[i]": any check or warning holds (with two or more)
+        self.warn_in_place = False     # a warning is emitted here, not by rerunning as written
 
     def const(self, value):
         name = f"r{len(self.constants)}"   # "r": apart from the guards' "k" names
@@ -66,8 +71,20 @@ class OutputPlan:
     def body(self):
         """The lines that turn ``out`` (and ``L``) into the result, ending in return;
         first the value checks NumPy makes (any that holds: run as written instead)."""
-        checks = [f"if {' or '.join(self.checks)}:", "    raise RerunUncompiled()"] if self.checks else []
-        return checks + self.conversions + self.statements + [f"return {self.result}"]
+        return self.flag_lines() + self.conversions + self.statements + [f"return {self.result}"]
+
+    def flag_lines(self):
+        """The checks and warnings: a warning's condition reruns the call as written
+        (NumPy warns) unless ``warn_in_place`` (the segment wrote into its inputs), where
+        the message is warned here. With two or more, one read of their ``any`` first."""
+        rerun = self.checks + ([] if self.warn_in_place else [flag for flag, _ in self.warnings])
+        lines = [f"if {' or '.join(rerun)}:", "    raise RerunUncompiled()"] if rerun else []
+        if self.warn_in_place:
+            for flag, message in self.warnings:
+                lines += [f"if {flag}:", f"    _warn({message!r})"]
+        if self.any_flag is None or not lines:
+            return lines
+        return [f"if {self.any_flag}:"] + [f"    {line}" for line in lines]
 
     def namespace(self, globals_dict, closure, tensor_outputs):
         to_array = _to_numpy_array if self.plain_cpu_outputs else _to_numpy_array_any
@@ -233,6 +250,13 @@ def plan(end, resident=False):
     for condition in end.checks:
         encode.tensors.append(condition)
         p.checks.append(f"out[{len(encode.tensors) - 1}]")
+    for condition, message in end.warnings:
+        encode.tensors.append(condition)
+        p.warnings.append((f"out[{len(encode.tensors) - 1}]", message))
+    flags = list(encode.tensors)
+    if len(flags) > 1:   # read once per call (each read of a tensor's truth costs a host call)
+        encode.tensors.append(torch.stack(flags).any())
+        p.any_flag = f"out[{len(encode.tensors) - 1}]"
     if isinstance(end.result, Resume):
         frames = [encode.frame(f, k) for k, f in enumerate(end.result.frames)]
         p.result = f"_Resume([{', '.join(frames)}], {p.const(frozenset(encode.computed))})"
@@ -249,7 +273,7 @@ def plan(end, resident=False):
         else:
             _, source, method, args = effect
             p.statements.append(f"{source.expr}.{method}({', '.join(encode(a) for a in args)})")
-    arrays = [t for t in encode.tensors[len(p.checks):] if isinstance(t, torch.Tensor)]
+    arrays = [t for t in encode.tensors[len(flags) + (p.any_flag is not None):] if isinstance(t, torch.Tensor)]
     p.array_outputs = len(arrays)
     p.plain_cpu_outputs = all(t.device.type == "cpu" and not t.is_conj() and not t.is_neg() for t in arrays)
     encode.resolve_slots()
