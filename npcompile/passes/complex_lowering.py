@@ -188,6 +188,9 @@ class _Rewrite:
             if value.is_conj() or value.is_neg():
                 raise _Unsupported(node)
             _part_dtype(value.dtype)
+            if node.op == "get_attr":
+                self.parts[node] = self.constant_parts(node)
+                return self.parts[node]
             at = self.at
             if node.op == "placeholder":
                 self.at = next(n for n in self.graph.nodes if n.op != "placeholder")
@@ -201,6 +204,21 @@ class _Rewrite:
                 part.meta["inductor_realize_to_strides"] = True
             self.parts[node] = parts
         return self.parts[node]
+
+    def constant_parts(self, node):
+        """A constant's parts are constants (contiguous), so splitting it costs no kernel
+        (a folded FFT's twiddle factors: npcompile/passes/constant_folding.py)."""
+        module = self.graph.owning_module
+        value = getattr(module, node.target)
+        parts = []
+        for name, part in ((f"{node.target}_real", value.real), (f"{node.target}_imag", value.imag)):
+            module.register_buffer(name, part.contiguous())
+            with self.graph.inserting_before(self.at):
+                attr = self.graph.get_attr(name)
+            with self.fake_mode:
+                attr.meta["val"] = torch.empty(part.shape, dtype=part.dtype, device=part.device)
+            parts.append(attr)
+        return tuple(parts)
 
     def operands(self, node, args, complex_dtype=None):
         """(real, imaginary) of each arithmetic operand, in the part dtype of

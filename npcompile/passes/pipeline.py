@@ -43,10 +43,12 @@ def generates_cpp(graph):
 def post_grad_passes():
     """The passes Inductor runs on the post-grad graph before its own pattern passes and
     after them: ours, then any pass already set in Inductor's config (a user's), which
-    would otherwise be replaced. Scatters are rewritten late, as Inductor's own
-    no-op removal would drop the copy the rewrite makes."""
+    would otherwise be replaced. Constants are folded first, so that no later pass
+    rewrites what is computed once at compile time; scatters are rewritten late, as
+    Inductor's own no-op removal would drop the copy the rewrite makes."""
     from .byte_widening import WidenBytes
     from .complex_lowering import SplitComplex
+    from .constant_folding import FoldConstants
     from .fast_tanh import TanhFromExp
     from .host_blas import UseHostBlas
     from .masked_reductions import MaskedReductions
@@ -55,8 +57,9 @@ def post_grad_passes():
     from .stencils import StoreStencilInputs
 
     return torch._inductor.config.patch(
-        post_grad_custom_pre_pass=_then_users([MaskedReductions(), SplitComplex(), UseHostBlas(), TanhFromExp(),
-                                               InnermostRollsAsSlices(), StoreStencilInputs(), WidenBytes()],
+        post_grad_custom_pre_pass=_then_users([FoldConstants(), MaskedReductions(), SplitComplex(), UseHostBlas(),
+                                               TanhFromExp(), InnermostRollsAsSlices(), StoreStencilInputs(),
+                                               WidenBytes()],
                                               "post_grad_custom_pre_pass"),
         post_grad_custom_post_pass=_then_users([WriteScattersInPlace()], "post_grad_custom_post_pass"))
 
