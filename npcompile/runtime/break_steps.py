@@ -18,6 +18,10 @@ Where a condition's jump lands on an unconditional jump that is not a back edge 
 ``JUMP_BACKWARD``), that jump is taken too: it runs no code, and the next segment then
 starts at the loop's body, the segment the loop's first test leads to, instead of being
 an empty segment before the jump that the general runner would take every iteration.
+Where it lands on a back edge to ``FOR_ITER`` (``if np.max(u) < eps: break`` at the end
+of a ``for`` body), that back edge and ``FOR_ITER`` are taken too when the iterator is a
+built-in one: the next segment is the body again, not an empty one at the back edge
+(which cost a second segment run per iteration).
 A comparison of two plain numbers (exact ``int``, ``float``, ``bool`` or NumPy number
 types) followed by such a jump is taken the same way: 3.13 breaks before its
 ``COMPARE_OP bool(>)`` when the graph computed one side (``np.max(...) > tol``).
@@ -117,25 +121,32 @@ def _take_condition(frame):
 
 
 def _condition_site(code, ip):
-    """A step for a condition's jump: both outcomes worked out now on scratch frames."""
+    """A step for a condition's jump: both outcomes worked out now on scratch frames.
+    An outcome that lands on a back edge to ``FOR_ITER`` (``if ...: break`` at the end of
+    a ``for`` body) takes it too where its iterator is a built-in one (see the docstring)."""
     outcomes = []
     for truth in (False, True):
         scratch = _scratch(code, ip, [truth])
         _take_condition(scratch)
-        outcomes.append((scratch.ip, scratch.lineno, scratch.stack))
-    (false_ip, false_line, false_rest), (true_ip, true_line, true_rest) = outcomes
+        instructions, index_of = scratch.instructions, scratch.index_of
+        then = _for_iter_site(code, scratch.ip) \
+            if _is_back_edge_to_for_iter(instructions, index_of, instructions[scratch.ip]) else None
+        outcomes.append((scratch.ip, scratch.lineno, scratch.stack, then))
+    (false_ip, false_line, false_rest, false_then), (true_ip, true_line, true_rest, true_then) = outcomes
 
     def step(frame, stack):
         if type(stack[-1]) not in _TRUTH_IS_PURE or not _plain_stack(stack):
             return False
         if stack.pop():
-            frame.ip, line, rest = true_ip, true_line, true_rest
+            frame.ip, line, rest, then = true_ip, true_line, true_rest, true_then
         else:
-            frame.ip, line, rest = false_ip, false_line, false_rest
+            frame.ip, line, rest, then = false_ip, false_line, false_rest, false_then
         if line is not _UNCHANGED:
             frame.lineno = line
         if rest:
             stack += rest   # what the steps left (bools: immutable, safe to share)
+        if then is not None and stack:
+            then(frame, stack)   # refused (not a built-in iterator): the frame waits at the back edge
         return True
     return step
 
