@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 import torch._inductor.config
+from torch._dynamo.utils import counters
 from torch._guards import TracingContext, tracing
 from torch._inductor.custom_graph_pass import CustomGraphPass
 from torch._inductor.decomposition import select_decomp_table
@@ -250,3 +251,46 @@ def test_a_size_change_compiles_dynamic_twiddles_unfolded():
     (first, first_constants), (second, second_constants) = graphs
     assert aten.cos.default not in first and first_constants == 4
     assert aten.cos.default in second and second_constants == 0
+
+
+def rotate_quarter(x):
+    out = np.empty_like(x)   # a write into an array: the graph goes through AOT autograd, which lifts scalars
+    out[:] = x * np.exp(-0.25j * np.pi * np.arange(x.shape[-1]))
+    return out
+
+
+def rotate_half(x):
+    out = np.empty_like(x)
+    out[:] = x * np.exp(-0.5j * np.pi * np.arange(x.shape[-1]))
+    return out
+
+
+@pytest.mark.inductor
+def test_graphs_alike_but_for_a_scalar_are_not_served_from_each_others_cache_entry(tmp_path, monkeypatch):
+    """The two graphs differ only in a lifted 0-d input's value, which Inductor's FX
+    graph cache does not key by; the folded twiddles do, through the pass's uuid (without
+    it, rotate_half got rotate_quarter's compiled graph). The cache is in use: the same
+    function compiled again is a hit."""
+    monkeypatch.setenv("TORCHINDUCTOR_CACHE_DIR", str(tmp_path))
+    counters.clear()
+    with torch._inductor.config.patch(fx_graph_cache=True, force_disable_caches=False):
+        for fn in (rotate_quarter, rotate_quarter, rotate_half):
+            check_jit(fn, _x(8), backend="inductor")
+    assert counters["inductor"]["fxgraph_cache_hit"] == 1 and counters["inductor"]["fxgraph_cache_miss"] == 2
+
+
+@pytest.mark.inductor
+def test_folded_constants_come_back_from_a_background_compile():
+    """Compiled in a child process (npcompile's background compiles): the constants
+    travel back inside Inductor's compiled graph."""
+    before = npcompile.config.background_after_calls
+    npcompile.config.background_after_calls = 1
+    try:
+        jitted = npcompile.jit(rotate_quarter, backend="inductor", compile="background")
+        np.testing.assert_array_equal(jitted(_x(8)), rotate_quarter(_x(8)))   # runs as written meanwhile
+        assert npcompile.wait_for_compiles(300)
+        jitted.events = []
+        check = check_jit_calls(lambda x: jitted(x), [(_x(8),)])
+    finally:
+        npcompile.config.background_after_calls = before
+    assert check is not None and [type(e).__name__ for e in jitted.events] == ["CompiledEntry"]
