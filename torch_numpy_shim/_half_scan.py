@@ -28,7 +28,8 @@ from ._product_order import numpy_answer
 
 _LIB = torch.library.Library("torch_numpy_shim", "FRAGMENT")   # kept: it holds the registrations
 _LIB.define("half_accumulate(Tensor x, int dim, bool product) -> Tensor")
-_LIB.define("half_reduce(Tensor x, int[] dims, bool product) -> Tensor", tags=(torch.Tag.needs_exact_strides,))
+_LIB.define("half_reduce(Tensor x, int[] dims, bool product, Tensor? where=None, float? initial=None) -> Tensor",
+            tags=(torch.Tag.needs_exact_strides,))
 
 
 def _ufunc(product):
@@ -67,11 +68,20 @@ _LIB.impl("half_accumulate", lambda x, dim, product: torch.empty_like(x, dtype=t
 half_accumulate = torch.ops.torch_numpy_shim.half_accumulate.default
 
 
-def _numpy_reduce(x, dims, product):
+def _numpy_reduce(x, dims, product, where=None, initial=None):
     """NumPy's reduce on a CPU tensor's memory, as a C-ordered float16 tensor."""
     with numpy.errstate(all="ignore"):
-        r = _ufunc(product).reduce(_host(x), axis=tuple(dims), dtype=numpy.float16)
-    return torch.from_numpy(numpy.asarray(r, order="C"))
+        r = _reduce_arrays(_host(x), None if where is None else _host(where), dims, product, initial)
+    return torch.from_numpy(r)
+
+
+def _reduce_arrays(x, where, dims, product, initial):
+    """NumPy's float16 reduce of arrays (``where``/``initial`` None: not given), C-ordered."""
+    options = {} if initial is None else {"initial": initial}
+    if where is not None:
+        options["where"] = where
+    r = _ufunc(product).reduce(x, axis=tuple(dims), dtype=numpy.float16, **options)
+    return numpy.asarray(r, order="C")
 
 
 def _reduced_shape(x, dims):
@@ -79,8 +89,8 @@ def _reduced_shape(x, dims):
 
 
 _LIB.impl("half_reduce", _numpy_reduce, "CPU")
-_LIB.impl("half_reduce", lambda x, dims, product: x.new_empty(_reduced_shape(x, dims), dtype=torch.float16),
-          "Meta")
+_LIB.impl("half_reduce", lambda x, dims, product, where=None, initial=None:
+          x.new_empty(_reduced_shape(x, dims), dtype=torch.float16), "Meta")
 half_reduce = torch.ops.torch_numpy_shim.half_reduce.default
 
 
@@ -98,11 +108,12 @@ def accumulate(t, dim, product):
     return half_accumulate(t, dim, product)
 
 
-def reduce(t, dims, product):
+def reduce(t, dims, product, where=None, initial=None):
     """``add.reduce`` (``multiply``) of CPU tensor ``t`` over ``dims`` (a non-empty
-    tuple) in float16, laid out as ``t`` is; eagerly with NumPy's flags reported."""
+    tuple) in float16, laid out as ``t`` is, with NumPy's ``where=`` (a bool tensor)
+    and ``initial=`` (a float) where not None; eagerly with NumPy's flags reported."""
     if _fp_errors.watching():
-        scan = _ufunc(product).reduce
-        return numpy_answer(lambda a: numpy.asarray(scan(a, axis=dims, dtype=numpy.float16), order="C"), [t],
-                            "reduce")
-    return half_reduce(t, list(dims), product)
+        tensors = [t] if where is None else [t, where]
+        return numpy_answer(lambda a, *m: _reduce_arrays(a, m[0] if m else None, dims, product, initial),
+                            tensors, "reduce")
+    return half_reduce(t, list(dims), product, where, initial)

@@ -204,18 +204,18 @@ def _shaped(t, shape, axes, keepdims):
 # ---- sum and prod -----------------------------------------------------------------------------
 def _sum_tensor(t, axes, loop, mask=None):
     """Sum over ``axes`` (keepdims=False) in dtype ``loop``; masked-out items count 0."""
-    if _numpy_half_loop(t, axes, loop, mask):
-        return _half_scan.reduce(t, axes, product=False)
+    if _numpy_half_loop(t, axes, loop):
+        return _half_scan.reduce(t, axes, False, mask)
     x = cast_tensor(t, loop)
     if mask is not None:
         x = torch.where(mask, x, torch.zeros((), dtype=x.dtype))
     return _reported(x, axes, _exact(lambda v: K.float_sum(*_over(v, axes)), loop, x))
 
 
-def _numpy_half_loop(t, axes, loop, mask):
+def _numpy_half_loop(t, axes, loop):
     """A float16 sum or product NumPy's own loop computes (_half_scan): on the CPU,
-    over some axis, without ``where=``."""
-    return loop.torch == torch.float16 and mask is None and builtins.bool(axes) and t.device.type == "cpu"
+    over some axis."""
+    return loop.torch == torch.float16 and builtins.bool(axes) and t.device.type == "cpu"
 
 
 def _reported(x, axes, r, name="reduce"):
@@ -230,8 +230,8 @@ def _prod_tensor(t, axes, loop, mask=None, order_checked=False):
     """Product over ``axes``; float16 multiplies in float32 and rounds once, as NumPy's
     loop does along contiguous data (so 256 * 256 * 0 is 0, not inf * 0); other floats
     in NumPy's order where the order matters (unless ``order_checked``)."""
-    if _numpy_half_loop(t, axes, loop, mask):
-        return _half_scan.reduce(t, axes, product=True)
+    if _numpy_half_loop(t, axes, loop):
+        return _half_scan.reduce(t, axes, True, mask)
     x = cast_tensor(t, loop)
     ordered = None if order_checked else _ordered_product(x, axes, mask, None)
     if ordered is not None:
@@ -339,6 +339,8 @@ def _sum_or_prod(a, axis, dtype, out, keepdims, initial, where, product):
 def _from_initial(t, axes, loop, mask, initial, product):
     """The reduction of ``t`` combined with ``initial``, flags reported as one step."""
     start = _initial_tensor(initial, loop)
+    if _numpy_half_loop(t, axes, loop) and not isinstance(initial, complex):
+        return _half_scan.reduce(t, axes, product, mask, float(initial))
     ordered = _ordered_product(cast_tensor(t, loop), axes, mask, start) if product else None
     if ordered is not None:
         return ordered
@@ -371,9 +373,17 @@ def _count(shape, axes, mask):
 
 
 def _divide(t, count):
-    """NumPy's ``true_divide(t, count, out=t, casting='unsafe')``."""
+    """NumPy's ``true_divide(t, count, out=t, casting='unsafe')``. NumPy divides by an
+    intp count in float64; torch would make a count tensor float16 for a float16 ``t``
+    (2731 -> 2732), so that one divides in float32 (exact counts, and a float32
+    quotient rounds to float16 as a float64 one does)."""
     dt = _from_torch(t)
-    quotient = t.to(torch.float64) / count if _is_integral(dt) else t / count
+    if _is_integral(dt):
+        quotient = t.to(torch.float64) / count
+    elif t.dtype == torch.float16 and isinstance(count, torch.Tensor):
+        quotient = t.to(torch.float32) / count
+    else:
+        quotient = t / count
     return cast_tensor(quotient, dt)
 
 

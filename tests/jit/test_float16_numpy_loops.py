@@ -40,12 +40,16 @@ def sum_of_transposed(a):
     return np.nansum(a.T, axis=1)
 
 
+def masked_sums(a):
+    return np.sum(a, axis=0, where=a > -1), np.nansum(a, axis=1, initial=2.5), np.nanmean(a, axis=1)
+
+
 def _inputs(fn):
     rng = np.random.default_rng(4)
     a = rng.standard_normal((9, 400)).astype(np.float16)
     if fn is cumsum_as_half:
         return (rng.standard_normal((300, 3)) * 2,)
-    if fn in (nancumsum_cols, sum_of_transposed):
+    if fn in (nancumsum_cols, sum_of_transposed, masked_sums):
         a[rng.random(a.shape) < 0.1] = np.nan
     if fn is cumprod_flat:
         a = a[:2, :300]
@@ -56,6 +60,10 @@ def _inputs(fn):
 
 def _assert_bits(expected, got):
     assert type(got) is type(expected)
+    if isinstance(expected, tuple):
+        for e, g in zip(expected, got):
+            _assert_bits(e, g)
+        return
     expected, got = np.asarray(expected), np.asarray(got)
     assert got.dtype == expected.dtype and got.shape == expected.shape
     assert np.array_equal(got, expected, equal_nan=True)
@@ -78,7 +86,7 @@ def _check(fn, backend):
 
 
 @pytest.mark.parametrize("fn", [cumsum_rows, cumprod_flat, nancumsum_cols, cumsum_as_half, cumsum_into,
-                                sum_columns, sum_of_transposed],
+                                sum_columns, sum_of_transposed, masked_sums],
                          ids=lambda f: f.__name__)
 def test_scans_under_the_eager_backend(fn):
     _check(fn, "eager")
