@@ -93,7 +93,7 @@ def test_scans_under_the_eager_backend(fn):
 
 
 @pytest.mark.inductor
-@pytest.mark.parametrize("fn", [cumsum_rows, nancumsum_cols, sum_columns, sum_of_transposed],
+@pytest.mark.parametrize("fn", [cumsum_rows, nancumsum_cols, sum_columns, sum_of_transposed, masked_sums],
                          ids=lambda f: f.__name__)
 def test_scans_under_inductor(fn):
     _check(fn, "inductor")
