@@ -155,10 +155,13 @@ def _check_equiv(np_ufunc, in_keys, loop):
 
 
 @functools.lru_cache(maxsize=1024)
-def _resolve_reduction(name, in_dtype, signature_dtype):
+def _resolve_reduction(name, in_dtype, signature_dtype, out_dtype=None):
+    """The loop of ``name``.reduce: NumPy casts a reduction's input unsafely, so only a
+    missing loop is an error (np.equal.reduce(ints, dtype=bool) is fine, without the
+    dtype a TypeError)."""
     np_ufunc = getattr(numpy, name)
     kwargs = {} if signature_dtype is None else {"signature": (signature_dtype, signature_dtype, None)}
-    dtypes = np_ufunc.resolve_dtypes((None, in_dtype, None), reduction=True, **kwargs)
+    dtypes = np_ufunc.resolve_dtypes((out_dtype, in_dtype, None), reduction=True, casting="unsafe", **kwargs)
     return tuple(_dtypes._from_numpy_dtype(d) for d in dtypes)
 
 
@@ -418,15 +421,16 @@ class ufunc:
         return _store(result, loop_dt, out, None, tuple(result.shape), self._np, "unsafe", 0)
 
     def _reduction_loop(self, arr, dtype, out):
-        """NumPy's reduction loop; add/multiply widen small integers as np.sum does."""
-        if dtype is None and out is not None:
-            dtype = out.dtype
+        """NumPy's reduction loop; add/multiply widen small integers as np.sum does. An
+        out= array (without dtype=) takes part in the promotion as the first operand:
+        a float array reduced into an int out= sums in float64, then casts."""
         sig = None if dtype is None else _dtypes._as_dtype(dtype).np
         in_np = arr.dtype.np
-        if dtype is None and self.__name__ in ("add", "multiply") and in_np.kind in "biu" \
+        out_np = out.dtype.np if dtype is None and out is not None else None
+        if sig is None and out_np is None and self.__name__ in ("add", "multiply") and in_np.kind in "biu" \
                 and in_np.itemsize < 8:
             in_np = numpy.dtype("uint64" if in_np.kind == "u" else "int64")
-        return _resolve_reduction(self.__name__, in_np, sig)[2]
+        return _resolve_reduction(self.__name__, in_np, sig, out_np)[2]
 
     def _binary_tensor(self, a, b, loop_dt):
         return self._compute([a, b], (loop_dt,))[0]
@@ -532,10 +536,7 @@ class ufunc:
         arr = asarray(array)
         out = _single_out(out)
         ax = normalize_axis(axis, arr.ndim)
-        idx = asarray(indices)
-        if idx.ndim != 1 or idx.dtype.kind not in "iu":
-            raise TypeError("indices must be a 1-d integer array")
-        bounds = idx._t.tolist()
+        bounds = _reduceat_bounds(indices)
         n = arr.shape[ax]
         for i in bounds:
             if not 0 <= i < n:
@@ -600,6 +601,25 @@ class ufunc:
         args = (current,) if rhs is None else (current, rhs)
         result = self(*args, out=ndarray._wrap(torch.empty_like(current._t)), casting="unsafe")
         return result._t
+
+
+def _reduceat_bounds(indices):
+    """reduceat's indices as NumPy reads them: an array is cast to intp under 'safe'
+    casting, anything else converted item by item (so [] and [1.7] are accepted)."""
+    is_array = isinstance(indices, (ndarray, numpy.ndarray))
+    if is_array:
+        values = _coerce.to_numpy(indices)
+        if not numpy.can_cast(values.dtype, numpy.intp, "safe"):
+            raise TypeError(f"Cannot cast array data from {values.dtype!r} to {numpy.dtype(numpy.intp)!r} "
+                            "according to the rule 'safe'")
+    else:
+        values = numpy.array(indices, dtype=numpy.intp)
+    if values.ndim == 0:
+        raise ValueError("object of too small depth for desired array")
+    if values.ndim > 1:
+        raise ValueError("object too deep for desired array" if is_array else "setting an array element with a "
+                         "sequence. The requested array would exceed the maximum number of dimension of 1.")
+    return [int(i) for i in values.astype(numpy.intp)]
 
 
 def _same_storage(t, u):
