@@ -14,7 +14,7 @@ from .. import threads
 from ..backends import CompiledGraph
 from ..errors import BackendFailed, RerunUncompiled
 from ..trace.resident import DeviceArray
-from . import devices, failures, layouts, read_only, view_replay
+from . import devices, failures, layouts, read_only, state_reads, view_replay
 from .graph_effects import GraphEffects
 
 MISS = object()
@@ -38,12 +38,13 @@ class CompiledEntry:
         self.proven = False                 # ran once without raising
         self._context = None
 
-    def prepare(self, globals_dict, closure, device, label, fullgraph):
-        """Generate ``fast`` (then drop the examples that would keep arrays alive)."""
+    def prepare(self, globals_dict, closure, device, label, fullgraph, resumed=False):
+        """Generate ``fast`` (then drop the examples that would keep arrays alive).
+        ``resumed``: the segment starts at a break (its state is a list of frames)."""
         cap = self.capture
         self.label, self.fullgraph = label, fullgraph
         numpy_inputs = [i for i, inp in enumerate(cap.inputs) if isinstance(inp.example, numpy.ndarray)]
-        self._context = dict(globals_dict=globals_dict, closure=closure, device=device,
+        self._context = dict(globals_dict=globals_dict, closure=closure, device=device, resumed=resumed,
                              inputs=_input_tuple(cap.inputs, device),
                              written_numpy=[cap.inputs[i].source.expr for i in self.effects.written
                                             if i in numpy_inputs],
@@ -202,7 +203,7 @@ def _fast_path(entry, compiled):
     replays = context["replays"] if not cap.tensor_outputs else {}
     lines += view_replay.mark_replays(read_only.mark_views(cap.output_plan.body(), views),
                                       {k: (base, f"_steps{k}") for k, (base, _) in replays.items()})
-    source = "def fast(L):\n" + "".join(f"    {line}\n" for line in lines)
+    source = state_reads.hoist("def fast(L):\n" + "".join(f"    {line}\n" for line in lines), context["resumed"])
     globals_dict, closure, device = context["globals_dict"], context["closure"], context["device"]
     namespace = cap.guards.namespace(globals_dict, closure)
     namespace.update(cap.output_plan.namespace(globals_dict, closure, cap.tensor_outputs))

@@ -450,7 +450,7 @@ class JitFunction(Jitted):
         self._graphs += 1
         label = f"graph #{self._graphs} of {self.fn.__qualname__} ({_segment_start(resume_frames)})"
         try:
-            return self._build_entry(cap, record, device, label)
+            return self._build_entry(cap, record, device, label, resume_frames is not None)
         except BackendFailed:
             raise
         except Exception as exc:
@@ -489,7 +489,7 @@ class JitFunction(Jitted):
         return FallbackEntry(guards.compile(self.fn.__globals__, self.fn.__closure__), self._record_break(brk),
                              guards)
 
-    def _build_entry(self, cap, record, device, label):
+    def _build_entry(self, cap, record, device, label, resumed):
         globals_dict, closure = self.fn.__globals__, self.fn.__closure__
         start = time.perf_counter()
         compiled = self._run_backend(cap, label) if cap.op_count else cap.gm
@@ -504,7 +504,7 @@ class JitFunction(Jitted):
         diagnostics.log_once("graph_code", cap.gm, "graph of %s:\n%s", self.fn.__qualname__, cap.gm.code)
         diagnostics.notify("compile", self, times)
         entry = CompiledEntry(guard, compiled, cap, times, record, write, _transfers(cap, device))
-        entry.prepare(globals_dict, closure, device, label, self.fullgraph)
+        entry.prepare(globals_dict, closure, device, label, self.fullgraph, resumed)
         diagnostics.log_once("output_code", entry.fast, "output code of %s:\n%s", self.fn.__qualname__,
                              entry.fast.source)
         return entry
