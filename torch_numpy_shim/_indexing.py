@@ -90,6 +90,8 @@ def _classify(item):
         return _index_array(item)
     if isinstance(item, (float, complex, str, bytes, numpy.generic)):
         raise IndexError(_INVALID_INDEX)
+    if hasattr(type(item), "__array__"):   # an array-like object indexes as its array
+        return _index_array(numpy.asarray(item))
     try:
         return "int", operator.index(item)
     except TypeError:
@@ -145,7 +147,11 @@ class _Key:
     __slots__ = ("view_key", "flips", "advanced", "scalar", "zero_dim_fancy", "whole_mask", "gap")
 
     def __init__(self, arr, key):
-        parts = [_classify(item) for item in (key if isinstance(key, tuple) else (key,))]
+        items = key if isinstance(key, tuple) else (key,)
+        # NumPy rejects a float anywhere in the key before it reads slice bounds
+        # (a[0.0:, 0.0] is an IndexError, a[0.0:] a TypeError)
+        found = {i: _classify(item) for i, item in enumerate(items) if not isinstance(item, slice)}
+        parts = [found[i] if i in found else _classify(item) for i, item in enumerate(items)]
         kinds = [kind for kind, _ in parts]
         if kinds.count("ellipsis") > 1:
             raise IndexError("an index can only have a single ellipsis ('...')")

@@ -421,24 +421,38 @@ def column_stack(tup):
     return concatenate(arrays, axis=1)
 
 
-def _block_depth(arrays, index=()):
-    """(list nesting depth, max leaf ndim), checking NumPy's rules on the nesting."""
+def _block_index_text(index):
+    return "arrays" + "".join(f"[{i}]" for i in index if i is not None)
+
+
+def _block_bottom(arrays, index=()):
+    """(the index of an element at the bottom of the nesting, max leaf ndim), checked
+    in NumPy's order: a tuple, then mismatched depths; an empty list at the bottom is
+    an index ending in None, reported by ``block`` only once the depths all agree."""
     if isinstance(arrays, tuple):
-        raise TypeError(f"arrays{''.join(f'[{i}]' for i in index)} is a tuple. Only lists can be used "
-                        "to arrange blocks, and np.block does not allow implicit conversion from "
-                        "tuple to ndarray.")
+        raise TypeError(f"{_block_index_text(index)} is a tuple. Only lists can be used to arrange blocks, "
+                        "and np.block does not allow implicit conversion from tuple to ndarray.")
     if not isinstance(arrays, list):
-        return 0, _coerce.asarray(arrays).ndim
+        return index, _coerce.asarray(arrays).ndim
     if not arrays:
-        raise ValueError(f"List at arrays{''.join(f'[{i}]' for i in index)} cannot be empty")
-    found = [_block_depth(a, index + (i,)) for i, a in enumerate(arrays)]
-    if builtins.any(d != found[0][0] for d, _ in found):
-        raise ValueError("List depths are mismatched.")
-    return found[0][0] + 1, builtins.max(n for _, n in found)
+        return index + (None,), 0
+    found = (_block_bottom(a, index + (i,)) for i, a in enumerate(arrays))
+    first, leaf_ndim = next(found)
+    for bottom, ndim in found:
+        leaf_ndim = builtins.max(leaf_ndim, ndim)
+        if len(bottom) != len(first):
+            raise ValueError(f"List depths are mismatched. First element was at depth {len(first)}, but there "
+                             f"is an element at depth {len(bottom)} ({_block_index_text(bottom)})")
+        if bottom[-1] is None:
+            first = bottom
+    return first, leaf_ndim
 
 
 def block(arrays):
-    depth, leaf_ndim = _block_depth(arrays)
+    bottom, leaf_ndim = _block_bottom(arrays)
+    if bottom and bottom[-1] is None:
+        raise ValueError(f"List at {_block_index_text(bottom)} cannot be empty")
+    depth = len(bottom)
     result_ndim = builtins.max(depth, leaf_ndim)
 
     def assemble(item, level):
