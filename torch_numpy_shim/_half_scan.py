@@ -4,11 +4,12 @@ sums and products, as NumPy computes them: partial results rounded to float16.
 NumPy's float16 ``add``/``multiply`` loop converts both operands to float32, computes,
 and rounds to float16 at each step, so ``cumsum`` of a thousand 1.1s stalls at 1027
 where torch (which accumulates float16 in float32) reaches 1100. No parallel scan
-reproduces that rounding, so on the CPU NumPy's own loop runs on the tensor's memory
-(one call, exact by construction, ~1 ns a value: cheaper than any torch formulation,
-which needs one op per step along the axis). It is a custom op,
-``torch_numpy_shim::half_accumulate``, with a fake kernel, so traced graphs and
-Inductor keep it as one extern call. On other devices the op takes the sequential scan
+reproduces that rounding, so on the CPU NumPy's own loop runs on the tensor's memory:
+one call, exact by construction, NumPy's own time (1000 values: 17 us through the op,
+12 ns a value at 10**6; torch's inexact float32 cumsum 2 ns) where a torch formulation
+needs one op per step along the axis (the sequential scan: 14 ms for 1000). A custom op,
+``torch_numpy_shim::half_accumulate`` with a Meta kernel, keeps it one extern call in
+traced graphs and Inductor's. On other devices the op takes the sequential scan
 in torch (one float32 step and a float16 rounding per index along the axis: exact, slow).
 
 Sums and products (``half_reduce``) round every step where NumPy's reduction runs
@@ -18,7 +19,8 @@ on the memory as it is laid out (the op asks Inductor for its input's exact stri
 Other devices keep torch's float32 sum, rounded once.
 
 The input is handed over uncast: NumPy casts it to float16 itself (``dtype=``), which
-rounds float64 once, where torch rounds through float32 (twice).
+rounds float64 once, where torch rounds through float32 (twice: so the sequential scan
+of a float64 input off the CPU may differ there, in the last bit of an input).
 """
 import numpy
 import torch
