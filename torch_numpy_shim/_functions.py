@@ -20,13 +20,14 @@ import numpy
 import torch
 
 from . import _dtypes, _fp_errors, _promotion, linalg
-from ._coerce import asarray, cast_tensor, check_python_int_fits, make_scalar
+from ._coerce import asarray, cast_tensor, check_python_int_fits, make_scalar, to_numpy
 from ._dtypes import F64
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
 from ._normalize import NO_VALUE, ArrayLike, OutArray, finish, normalize_axis, normalize_axis_tuple, normalizer
 from ._statistics import _image_as, _int_image
 from ._ufunc_kernels import complex_from_parts, subtract
+from ._ufuncs import _broadcast_shape
 
 __all__ = ["isposinf", "isneginf", "astype", "diff", "ediff1d", "gradient", "convolve", "correlate", "interp",
            "polyval", "polyfit", "polyder", "polyint", "polyadd", "polysub", "polymul", "trapezoid", "isclose",
@@ -351,12 +352,12 @@ def correlate(a, v, mode="valid"):
 
 def convolve(a, v, mode="full"):
     a_t, v_t, dt = _operands_1d(a, v)
-    if v_t.shape[0] > a_t.shape[0]:
-        a_t, v_t = v_t, a_t
-    if a_t.shape[0] == 0:
+    if a_t.shape[0] == 0:   # checked before the longer operand is put first (NumPy's gh-30272)
         raise ValueError("a cannot be empty")
     if v_t.shape[0] == 0:
         raise ValueError("v cannot be empty")
+    if v_t.shape[0] > a_t.shape[0]:
+        a_t, v_t = v_t, a_t
     mode = _mode_number(mode)
     a_t, v_t = cast_tensor(a_t, dt), cast_tensor(v_t, dt)
     return ndarray._wrap(_correlate_core(a_t, v_t, mode, dt, flip_kernel=True))
@@ -624,6 +625,8 @@ def isclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
     def arg(v):
         return v if isinstance(v, (int, float, complex)) and not isinstance(v, ndarray) else asarray(v)
     x, y, atol, rtol = (arg(v) for v in (a, b, atol, rtol))
+    _check_tolerances(atol, rtol)
+    _check_isclose_shapes(x, y, atol, rtol)
     if isinstance(y, ndarray):
         y = ndarray._wrap(cast_tensor(y._t, _promotion.result_type(y, 1.0)))
     elif isinstance(y, int):
@@ -643,6 +646,35 @@ def isclose(a, b, rtol=1.e-5, atol=1.e-8, equal_nan=False):
     if equal_nan:
         result = result | (torch.isnan(xt) & torch.isnan(yt))
     return ndarray._wrap(result, scalar=result.ndim == 0)
+
+
+def _check_tolerances(atol, rtol):
+    """NumPy reports a non-finite atol or rtol as its error state's 'invalid' mode says
+    (a warning by default); eager only, as an array tolerance's values are data."""
+    if _fp_errors.tracing():
+        return
+    values = [to_numpy(v) if isinstance(v, ndarray) else v for v in (atol, rtol)]
+    if builtins.all(numpy.all(numpy.isfinite(v)) for v in values):
+        return
+    message = f"One of rtol or atol is not valid, atol: {values[0]}, rtol: {values[1]}"
+    mode = numpy.geterr()["invalid"]
+    if mode == "warn":
+        _fp_errors.warn(message)
+    elif mode == "raise":
+        raise FloatingPointError(message)
+    elif mode == "print":
+        print(message)
+
+
+def _check_isclose_shapes(x, y, atol, rtol):
+    """The shapes NumPy's steps broadcast (x - y, rtol * |y|, atol + that, the
+    comparison), checked in that order so that a mismatch is its ValueError."""
+    def shape(*values):
+        return _broadcast_shape([tuple(v.shape) if isinstance(v, ndarray) else () for v in values])
+    shape(x, y)
+    shape(rtol, y)
+    _broadcast_shape([shape(atol), shape(rtol, y)])
+    _broadcast_shape([shape(x, y), shape(atol, rtol, y)])
 
 
 def _tensor_in(value, dt, device=None):

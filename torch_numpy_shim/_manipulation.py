@@ -174,10 +174,20 @@ def matrix_transpose(x: ArrayLike, /):
 
 
 def _axes_or_error(axes, ndim, name):
+    """NumPy's normalize_axis_tuple with an argument name: any iterable of axes (a
+    range too), errors naming the argument."""
+    if type(axes) not in (tuple, list):
+        try:
+            axes = [operator.index(axes)]
+        except TypeError:
+            axes = list(axes)
     try:
-        return normalize_axis_tuple(axes, ndim)
+        found = normalize_axis_tuple(axes, ndim, allow_duplicate=True)
     except AxisError as exc:
         raise AxisError(f"{name}: {exc}") from None
+    if len(set(found)) != len(found):
+        raise ValueError(f"repeated axis in `{name}` argument")
+    return found
 
 
 @normalizer

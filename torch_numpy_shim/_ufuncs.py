@@ -184,17 +184,21 @@ def _raise_output_casting(np_ufunc, loop_dtype, out_dtype, casting, index):
 
 
 def _check_casting(casting):
+    if not isinstance(casting, str):
+        raise TypeError(f"casting must be str, not {type(casting).__name__}")
     if casting not in ("no", "equiv", "safe", "same_kind", "unsafe"):
-        raise ValueError("casting must be one of 'no', 'equiv', 'safe', 'same_kind', or 'unsafe'")
+        raise ValueError(f"casting must be one of 'no', 'equiv', 'safe', 'same_kind', 'unsafe' (got {casting!r})")
 
 
 # ---- where= / out= ----------------------------------------------------------------------
 def _broadcast_shape(shapes):
+    """The broadcast of ``shapes``, or NumPy's ValueError (shapes printed without spaces,
+    a trailing space: 'operands could not be broadcast together with shapes (2,3) (4,) ')."""
     try:
         return tuple(torch.broadcast_shapes(*shapes)) if shapes else ()
     except RuntimeError:
-        raise ValueError("operands could not be broadcast together with shapes "
-                         + " ".join(str(s) for s in shapes)) from None
+        shown = ("(" + ",".join(str(n) for n in s) + ("," if len(s) == 1 else "") + ") " for s in shapes)
+        raise ValueError("operands could not be broadcast together with shapes " + "".join(shown)) from None
 
 
 def _outs(out, nout):
@@ -754,10 +758,11 @@ _clip_ufunc = ufunc("clip", 3, 1, lambda x, lo, hi: K.minimum(K.maximum(x, lo), 
 def clip(a, a_min=NO_VALUE, a_max=NO_VALUE, out=None, *, min=NO_VALUE, max=NO_VALUE, **kwargs):
     """NumPy 2's clip: minimum(maximum(a, min), max), NaN propagating; Python int bounds
     beyond an integer dtype's range are dropped rather than overflowing."""
-    if a_min is not NO_VALUE or a_max is not NO_VALUE:
-        if min is not NO_VALUE or max is not NO_VALUE:
-            raise ValueError("Passing `min` or `max` keyword argument when `a_min` and `a_max` "
-                             "are provided is forbidden.")
+    if (a_min is NO_VALUE) != (a_max is NO_VALUE):   # one bound given positionally needs the other
+        raise TypeError(f"clip() missing 1 required positional argument: '{'a_min' if a_min is NO_VALUE else 'a_max'}'")
+    if a_min is not NO_VALUE and (min is not NO_VALUE or max is not NO_VALUE):
+        raise ValueError("Passing `min` or `max` keyword argument when `a_min` and `a_max` "
+                         "are provided is forbidden.")
     lo = a_min if a_min is not NO_VALUE else (None if min is NO_VALUE else min)
     hi = a_max if a_max is not NO_VALUE else (None if max is NO_VALUE else max)
     arr = asarray(a) if not isinstance(a, ndarray) else a
