@@ -174,6 +174,8 @@ def _signature_key(nin, nout, dtype, signature):
         return None
     if isinstance(signature, str):
         return signature
+    if not isinstance(signature, (tuple, list)):
+        raise TypeError("the signature object to ufunc must be a string or a tuple.")
     return tuple(None if s is None else _dtypes._as_dtype(s).np for s in signature)
 
 
@@ -277,16 +279,23 @@ class ufunc:
 
     # -- element-wise call ---------------------------------------------------------------
     def __call__(self, *args, out=_NO_OUT, where=True, casting="same_kind", order="K", dtype=None,
-                 subok=True, signature=None):
+                 subok=True, signature=None, sig=None):
         if len(args) < self.nin or len(args) > self.nargs:
             raise TypeError(f"{self.__name__}() takes from {self.nin} to {self.nargs} positional "
                             f"arguments but {len(args)} were given")
+        if sig is not None:   # NumPy's older spelling of signature=
+            if signature is not None:
+                raise TypeError("cannot specify both 'sig' and 'signature'")
+            signature = sig
         out_given, out = out is not _NO_OUT or len(args) > self.nin, None if out is _NO_OUT else out
         if len(args) > self.nin:
             if out is not None:
                 raise TypeError("cannot specify 'out' as both a positional and keyword argument")
+            if any(o is Ellipsis for o in args[self.nin:]):
+                raise TypeError("out=... is only allowed as a keyword argument.")
             out = args[self.nin:] if self.nout > 1 else args[self.nin]
             args = args[:self.nin]
+        keep_arrays, out = out is Ellipsis, None if out is Ellipsis else out   # out=...: no scalars back
         if where is not True and not out_given and not _fp_errors.tracing():
             _fp_errors.warn(_WHERE_WITHOUT_OUT, UserWarning)
         _check_casting(casting)
@@ -312,6 +321,8 @@ class ufunc:
             results = self._compute(tensors, loop_out, self._kernel_for(operands, loop_in, shape), mask)
         stored = tuple(_store(r, dt, o, mask, shape, self._np, casting, i)
                        for i, (r, dt, o) in enumerate(zip(results, loop_out, outs)))
+        if keep_arrays:
+            stored = tuple(ndarray._wrap(r._t) if r._scalar else r for r in stored)
         return stored[0] if self.nout == 1 else stored
 
     def _kernel_for(self, operands, loop_in, shape):
@@ -385,7 +396,7 @@ class ufunc:
     def _reduce(self, array, axis, dtype, out, keepdims, initial, where):
         self._require_binary("reduce")
         arr = asarray(array)
-        out = _single_out(out)
+        keep_array, out = out is Ellipsis, None if out is Ellipsis else _single_out(out)
         axes = () if arr.ndim == 0 and axis in (0, -1) else normalize_axis_tuple(axis, arr.ndim)
         loop_dt = self._reduction_loop(arr, dtype, out)
         if len(axes) > 1 and not self._reorderable:
@@ -421,7 +432,8 @@ class ufunc:
         if keepdims:
             result = result.reshape([1 if i in axes else n for i, n in enumerate(x.shape)])
         if out is None:
-            return ndarray._wrap(result, scalar=result.ndim == 0)
+            return ndarray._wrap(result, scalar=result.ndim == 0 and not keep_array)
+        _check_reduction_out(tuple(out.shape), tuple(result.shape), axes, keepdims, self.__name__)
         return _store(result, loop_dt, out, None, tuple(result.shape), self._np, "unsafe", 0)
 
     def _reduction_loop(self, arr, dtype, out):
@@ -605,6 +617,25 @@ class ufunc:
         args = (current,) if rhs is None else (current, rhs)
         result = self(*args, out=ndarray._wrap(torch.empty_like(current._t)), casting="unsafe")
         return result._t
+
+
+def _check_reduction_out(found, shape, axes, keepdims, name):
+    """A reduction's out= must have the result's shape exactly (NumPy never broadcasts
+    into it); NumPy's errors for the ways it can differ."""
+    if found == shape:
+        return
+    if len(found) != len(shape):
+        extra = " (must match the operand's when keepdims=True)" if keepdims else ""
+        raise ValueError(f"output parameter for reduction operation {name} has the wrong number of dimensions: "
+                         f"Found {len(found)} but expected {len(shape)}{extra}")
+    for i, (got, wanted) in enumerate(zip(found, shape)):
+        if got != wanted and got == 1:
+            raise ValueError(f"output operand requires a reduction along dimension {i}, but the reduction is not "
+                             "enabled. The dimension size of 1 does not match the expected output shape.")
+        if got != wanted and keepdims and i in axes:
+            raise ValueError(f"operand was set up as a reduction along axis {i}, but the length of the axis is "
+                             f"{got} (it has to be 1)")
+    raise ValueError(f"non-broadcastable output operand with shape {found} doesn't match the broadcast shape {shape}")
 
 
 def _reduceat_bounds(indices):

@@ -80,3 +80,41 @@ def test_reduceat_reads_indices_as_numpy(indices, axis):
 def test_reduceat_of_an_empty_array():
     """NumPy's test_reduceat_empty: empty indices give an empty result of the input's dtype."""
     check(lambda xp, x, i: xp.add.reduceat(x, i), numpy.array([], "f8"), numpy.array([], "i4"))
+
+
+def _typed_outcome(fn, xp):
+    try:
+        result = fn(xp)
+    except Exception as exc:  # noqa: BLE001 - the class is compared
+        return type(exc)
+    results = result if isinstance(result, tuple) else (result,)
+    return [(type(r), repr(r)) for r in (shim.to_numpy(x) for x in results)]
+
+
+@pytest.mark.parametrize("call", [
+    lambda xp: xp.add(xp.arange(3) * 0.5, 0.5, sig="i", casting="unsafe"),
+    lambda xp: xp.add(xp.arange(3) * 0.5, 0.5, sig="ii->i", casting="unsafe"),
+    lambda xp: xp.add(xp.arange(3) * 0.5, 0.5, sig=("i4", "i4", "i4"), casting="unsafe"),
+    lambda xp: xp.maximum([3], [4], sig=(None, None, None)),
+    lambda xp: xp.add(3, 4, sig="ii->i", signature="ii->i"),
+    lambda xp: xp.add(3, 4, signature=123.0),
+    lambda xp: xp.add(1, 2, out=...), lambda xp: xp.add(xp.float32(1), 2, out=...),
+    lambda xp: xp.add.reduce(1, out=...), lambda xp: xp.add.reduce(xp.ones(3), out=...),
+    lambda xp: xp.divmod(xp.array(7), 2, out=...), lambda xp: xp.negative(1.5, out=...),
+    lambda xp: xp.add(xp.ones(3), 2, out=...), lambda xp: xp.add(1, 2, ...)])
+def test_sig_and_out_ellipsis(call):
+    """NumPy's test_forced_sig, test_signature_all_None, test_signature_errors and
+    test_output_ellipsis: ``sig=`` is signature=, a signature neither a string nor a
+    tuple is a TypeError, out=... gives arrays where scalars would come back (and is
+    a TypeError passed positionally)."""
+    assert _typed_outcome(call, shim) == _typed_outcome(call, numpy)
+
+
+@pytest.mark.parametrize("name", ["add", "minimum", "subtract"])
+@pytest.mark.parametrize("keepdims", [True, False])
+@pytest.mark.parametrize("out_shape", [(), (1,), (3,), (1, 1), (1, 3), (4, 3), (2, 3), (5,)])
+def test_reduce_out_of_another_shape_is_an_error(name, keepdims, out_shape):
+    """NumPy's test_reduce_wrong_dimension_output (gh-15144): a reduction never
+    broadcasts into out= (a (4, 3) out= took the (1, 3) result before)."""
+    check(lambda xp, a: getattr(xp, name).reduce(a, axis=0, out=xp.zeros(out_shape), keepdims=keepdims),
+          numpy.arange(12.0).reshape(4, 3))
