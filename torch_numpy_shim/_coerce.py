@@ -215,7 +215,24 @@ def cast_tensor(t, dt, copy=False):
         # range, 0x80000000, whose low byte is 0); torch's through a 64-bit one (2**31 + 1
         # gave 1). Every other float -> int cast here already agrees with NumPy's.
         t = t.to(torch.int32)
+    if target == torch.float16 and t.dtype == torch.float64:
+        return _double_to_half(t)
     return t.to(target)
+
+
+def _double_to_half(t):
+    """float64 -> float16 rounded once, as NumPy's cast: torch rounds to float32 first and
+    then to float16, so a value just past a float16 midpoint can land on the midpoint and
+    round to even (1 + 2**-11 + 2**-40 gave 1.0, NumPy 1.001; 65520 - 2**-30 gave inf,
+    NumPy 65504). The float32 step here rounds to odd instead (toward zero, then the
+    last bit set where it was inexact), which keeps the sticky information a second
+    rounding needs (24 bits >= 11 + 2)."""
+    single = t.to(torch.float32)
+    finite = torch.isfinite(single)
+    bits = single.view(torch.int32)
+    bits = torch.where(finite & (single.to(torch.float64).abs() > t.abs()), bits - 1, bits)  # toward zero
+    inexact = finite & (bits.view(torch.float32).to(torch.float64) != t)
+    return torch.where(inexact, bits | 1, bits).view(torch.float32).to(torch.float16)
 
 
 def tensor_to_numpy(t):
