@@ -3,7 +3,7 @@ an empty selection's max/min raise, and mean/var/std of any selection compile wi
 a graph break (the count is known only when the graph runs: the max/min check is a
 value check, and the call reruns as written, in NumPy, which raises). A slice empty
 while tracing warns from the graph itself, as NumPy does (an op of its own); an empty
-selection's mean does not warn yet (see _reductions._warn_while_tracing). Compiled code
+selection's mean reruns as written, so NumPy warns (tests/jit/test_reduction_warnings.py). Compiled code
 emits no floating-point reports (README), so NumPy's 'invalid value encountered in
 divide' is not compared. Products whose value depends on the order of the
 multiplications rerun as written too."""
