@@ -44,10 +44,16 @@ MAX_TOTAL_BYTES = 16 << 20
 #: Ops whose result is not a function of their arguments' values.
 _UNDEFINED = {aten.empty.memory_format, aten.empty_strided.default, aten.empty_like.default,
               aten.new_empty.default, aten.new_empty_strided.default}
-#: Elementwise ops Inductor's kernels compute from the index at no cost worth storing.
-_INDEX_ARITHMETIC = {aten.add.Tensor, aten.add.Scalar, aten.sub.Tensor, aten.sub.Scalar, aten.mul.Tensor,
-                     aten.mul.Scalar, aten.neg.default, torch.ops.prims.convert_element_type.default,
-                     aten.lt.Scalar, aten.lt.Tensor, aten.ge.Scalar, aten.ge.Tensor, aten.where.self}
+#: Elementwise ops Inductor's kernels compute from the index at no cost worth storing:
+#: arange's and linspace's arithmetic, and masks such as triu's (a bool buffer read
+#: instead slowed nbody's first call, 19 -> 25 s at load 4).
+_INDEX_ARITHMETIC = {
+    aten.add.Tensor, aten.add.Scalar, aten.sub.Tensor, aten.sub.Scalar, aten.mul.Tensor, aten.mul.Scalar,
+    aten.neg.default, torch.ops.prims.convert_element_type.default, aten.where.self,
+    *(getattr(aten, name).Scalar for name in ("lt", "le", "gt", "ge", "eq", "ne")),
+    *(getattr(aten, name).Tensor for name in ("lt", "le", "gt", "ge", "eq", "ne", "bitwise_and", "bitwise_or")),
+    aten.bitwise_not.default, aten.logical_not.default, aten.logical_and.default, aten.logical_or.default,
+}
 _UNREPEATABLE = (torch.Tag.nondeterministic_seeded, torch.Tag.nondeterministic_bitwise)
 
 
