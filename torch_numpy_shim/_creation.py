@@ -10,13 +10,13 @@ import torch
 
 from . import _coerce, _dtypes, _flipped, _promotion
 from ._detours import movable, restored
-from ._errors import UnsupportedError
+from ._errors import UnsupportedError, raise_if
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, normalize_axis, normalizer, where_mask
 from ._numpy_version import NUMPY_2_5
 
 __all__ = [
-    "array", "asarray", "asanyarray", "ascontiguousarray", "copy", "copyto",
+    "array", "asarray", "asanyarray", "ascontiguousarray", "asarray_chkfinite", "copy", "copyto",
     "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
     "arange", "linspace", "logspace", "geomspace",
     "eye", "identity", "diag", "diagflat", "tri", "tril", "triu", "vander",
@@ -117,6 +117,15 @@ def ascontiguousarray(a, dtype=None, *, like=None):
     if out._t.is_contiguous():
         return out
     return ndarray._wrap(out._t.contiguous())
+
+
+def asarray_chkfinite(a, dtype=None, order=None):
+    """asarray, refusing inf and NaN in floating-point data (a check on values: a traced
+    call checks it after the graph and leaves a failing call to NumPy)."""
+    out = asarray(a, dtype=dtype, order=order)
+    if out.dtype.kind in "fc":
+        raise_if(~torch.isfinite(out._t), ValueError("array must not contain infs or NaNs"))
+    return out
 
 
 def copy(a, order="K", subok=False):

@@ -121,12 +121,27 @@ def diff(a, n=1, axis=-1, prepend=NO_VALUE, append=NO_VALUE):
     t = a._t
     if parts:
         pieces = [p._t for first, p in parts if first] + [t] + [p._t for first, p in parts if not first]
+        _check_joinable(pieces, axis)
         dt = _promotion.result_type(*[ndarray._wrap(p) for p in pieces])
         t = torch.cat([cast_tensor(p, dt).to(t.device) for p in pieces], dim=axis)
     for _ in range(n):
         hi, lo = _neighbours(t, axis)
         t = hi != lo if t.dtype == torch.bool else _subtract(hi, lo)
     return ndarray._wrap(t)
+
+
+def _check_joinable(tensors, axis):
+    """NumPy's concatenate errors for diff's prepend/append of the wrong shape."""
+    first = tensors[0]
+    for i, t in enumerate(tensors[1:], start=1):
+        if t.ndim != first.ndim:
+            raise ValueError("all the input arrays must have same number of dimensions, but the array at index 0 "
+                             f"has {first.ndim} dimension(s) and the array at index {i} has {t.ndim} dimension(s)")
+        for d in range(first.ndim):
+            if d != axis and t.shape[d] != first.shape[d]:
+                raise ValueError("all the input array dimensions except for the concatenation axis must match "
+                                 f"exactly, but along dimension {d}, the array at index 0 has size {first.shape[d]} "
+                                 f"and the array at index {i} has size {t.shape[d]}")
 
 
 def ediff1d(ary, to_end=None, to_begin=None):
@@ -377,6 +392,8 @@ def interp(x, xp, fp, left=None, right=None, period=None):
             raise ValueError("period must be a non-zero value")
         period = abs(period)
         left = right = None
+        if fpt.shape[0] != xpt.shape[0]:   # checked before the periodic padding
+            raise ValueError("fp and xp are not of the same length")
         xt = torch.remainder(xt, period)
         xpt = torch.remainder(xpt, period)
         order = torch.sort(xpt, stable=True).indices
@@ -1063,7 +1080,11 @@ class vectorize:
                  signature=None):
         if signature is not None:
             raise UnsupportedError("vectorize(signature=...)")
+        if pyfunc is not None and not callable(pyfunc):
+            raise TypeError("When used as a decorator, only accepts keyword arguments.")
         self.pyfunc = pyfunc  # None: a decorator factory, ``@vectorize(otypes=...)``
+        if hasattr(pyfunc, "__name__"):
+            self.__name__ = pyfunc.__name__
         self.cache = cache
         self.signature = signature
         self.__doc__ = getattr(pyfunc, "__doc__", None) if doc is None else doc
@@ -1073,9 +1094,7 @@ class vectorize:
                     raise ValueError(f"Invalid otype specified: {char}")
         elif otypes is not None and not isinstance(otypes, (list, tuple)):
             raise ValueError("Invalid otype specification")
-        if otypes is not None:
-            otypes = [_dtypes._as_dtype(t) for t in otypes]
-        self.otypes = otypes
+        self.otypes = otypes   # read at each call: NumPy lets ``f.otypes = 'i'`` be set later
         self.excluded = set() if excluded is None else set(excluded)
 
     def __call__(self, *args, **kwargs):
@@ -1094,18 +1113,21 @@ class vectorize:
         if size == 0 and self.otypes is None:
             raise ValueError("cannot call `vectorize` on size 0 inputs unless `otypes` is set")
 
-        def call(k):
+        def call(k, typed=False):
+            """pyfunc on the k-th elements: Python scalars, or NumPy scalars of the
+            arrays' dtypes for the call that learns the output types (NumPy's
+            ``arg.flat[0]``, so an int16 input gives int16 results)."""
             call_args, call_kwargs = list(args), dict(kwargs)
-            values = [f[k].item() for f in flats]
+            values = [a.dtype.np.type(f[k].item()) if typed else f[k].item() for a, f in zip(arrays, flats)]
             for i, v in zip(positions, values):
                 call_args[i] = v
             for name, v in zip(names, values[len(positions):]):
                 call_kwargs[name] = v
             return self.pyfunc(*call_args, **call_kwargs)
 
-        otypes = self.otypes
+        otypes = None if self.otypes is None else [_dtypes._as_dtype(t) for t in self.otypes]
         if otypes is None:
-            first = call(0)
+            first = call(0, typed=True)
             firsts = first if isinstance(first, tuple) else (first,)
             otypes = [asarray(v).dtype for v in firsts]
         outputs = [call(k) for k in range(size)]
