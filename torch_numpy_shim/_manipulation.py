@@ -728,8 +728,8 @@ def delete(arr: ArrayLike, obj, axis=None):
                                  f"match the axis length of {n}")
             doomed = set(numpy.flatnonzero(positions).tolist())
         else:
-            if positions.size == 0:
-                positions = positions.astype(numpy.intp)
+            if positions.size == 0 and not isinstance(obj, (ndarray, numpy.ndarray)):
+                positions = positions.astype(numpy.intp)   # [] deletes nothing; an empty float array is refused
             if positions.dtype.kind not in "iu":
                 raise IndexError("arrays used as indices must be of integer (or boolean) type")
             flat = positions.reshape(-1).tolist()

@@ -70,3 +70,11 @@ def test_asarray_chkfinite(values, kwargs):
     NaNs' for non-finite floating-point data."""
     with numpy.errstate(all="ignore"):
         assert_as_numpy(lambda xp: xp.asarray_chkfinite(values, **kwargs))
+
+
+@pytest.mark.parametrize("obj", [numpy.array([], dtype=float), numpy.array([1.0, 2.0]), [], (), numpy.array([], dtype=int),
+                                 [True, False, True], numpy.array([], dtype=bool)])
+def test_delete_refuses_an_empty_float_array(obj):
+    """NumPy's TestDelete.test_index_floats: only an empty sequence (not an empty float
+    array) is read as 'delete nothing'."""
+    assert_as_numpy(lambda xp: xp.delete([0, 1, 2], xp.asarray(obj) if isinstance(obj, numpy.ndarray) else obj))
