@@ -171,14 +171,19 @@ class NativeKernel:
 
 def call_key(fn, args, kwargs=None):
     """A hashable key of what a kernel for this call would be specialized on (argument
-    types, dtypes, ranks, layouts, flags): callers remember refusals under it, so a
-    refused function is analysed once per key, not once per call."""
+    types, dtypes, ranks, layouts, flags) and of the size class ``Lowering.size_bound``
+    refuses by (whether the largest array passes ``NESTED_WIDE_ELEMENTS``): callers
+    remember refusals under it, so a refused function is analysed once per key, not once
+    per call, and a refusal for large arrays does not stand for small ones."""
+    from npcompile.native.lower import NESTED_WIDE_ELEMENTS
     try:
         bound = inspect.signature(fn).bind(*args, **(kwargs or {}))
     except TypeError:
         return None
     bound.apply_defaults()
-    return tuple(guard_key(v) for v in bound.arguments.values())
+    values = bound.arguments.values()
+    largest = max((v.size for v in values if type(v) is np.ndarray), default=0)
+    return tuple(guard_key(v) for v in values) + (largest > NESTED_WIDE_ELEMENTS,)
 
 
 def try_compile(fn, args, kwargs=None, *, loop_kernels_only=True):

@@ -199,15 +199,16 @@ class JitFunction(Jitted):
                     return kernel(*args, **kwargs)
         L = args if not kwargs and self._simple and len(args) == self._argcount else self.bind(args, kwargs)
         if self.trials is not None and device is devices.CPU and self.events is None:
-            return self._trial_call(entries, L, args, kwargs, device)
+            return self._trial_call(entries, L, args, kwargs, device, native_path)
         return self._run_entries(entries, L, args, kwargs, device, native_path)
 
-    def _trial_call(self, entries, L, args, kwargs, device):
-        """A call while an entry is under a speed trial (``speed_trials``)."""
+    def _trial_call(self, entries, L, args, kwargs, device, native_path):
+        """A call while an entry is under a speed trial (``speed_trials``); one that no
+        entry under trial serves may still take a native kernel."""
         trials = self.trials
         entry = _first_fitting(entries, L)
         if entry not in trials.pending:
-            return self._run_entries(entries, L, args, kwargs, device, False)
+            return self._run_entries(entries, L, args, kwargs, device, native_path)
         try:
             return trials.call(entry, lambda: self._run_entries(entries, L, args, kwargs, device, False),
                                lambda: self.fn(*args, **kwargs))
