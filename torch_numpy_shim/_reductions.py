@@ -773,7 +773,7 @@ def count_nonzero(a: ArrayLike, axis: AxisLike = None, *, keepdims=False):
 def _accumulate(t, ax, input_dt, dtype, out, product, include_initial=False):
     """cumsum/cumprod of ``t`` along ``ax`` in the loop dtype, into ``out`` if given."""
     loop = _loop_dtype(input_dt, dtype, out)
-    r = _half_scan.accumulate(t, ax, product) if loop.torch == torch.float16 else _wide_accumulate(t, ax, loop, product)
+    r = scan_in_numpy_order(t, ax, loop, product)
     if include_initial:
         shape = list(r.shape)
         shape[ax] = 1
@@ -785,6 +785,21 @@ def _accumulate(t, ax, input_dt, dtype, out, product, include_initial=False):
         raise ValueError("provided out is the wrong size for the accumulation.")
     out._t.copy_(cast_tensor(r, out.dtype))
     return out
+
+
+def scan_in_numpy_order(t, ax, loop, product):
+    """add/multiply.accumulate of ``t`` along ``ax`` in dtype ``loop`` as NumPy steps it
+    (float16 rounding every step, wider types in NumPy's order where it may matter);
+    cumsum/cumprod and the ufuncs' accumulate share it."""
+    if loop.torch == torch.float16:
+        return _half_scan.accumulate(t, ax, product)
+    return _wide_accumulate(t, ax, loop, product)
+
+
+def reduce_in_numpy_order(t, axes, loop, product):
+    """add/multiply.reduce of ``t`` over ``axes`` (non-empty) in dtype ``loop`` as np.sum
+    and np.prod compute it; the ufuncs' reduce shares it."""
+    return _prod_tensor(t, axes, loop) if product else _sum_tensor(t, axes, loop)
 
 
 def _wide_accumulate(t, ax, loop, product):

@@ -16,7 +16,7 @@ import numpy
 import torch
 from torch.multiprocessing.reductions import StorageWeakRef
 
-from . import _coerce, _dtypes, _flipped, _fp_errors, _promotion
+from . import _coerce, _dtypes, _flipped, _fp_errors, _promotion, _reductions
 from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor, numpy_target, writes_numpy
 from ._errors import UFuncInputCastingError, UFuncOutputCastingError, UnsupportedError
@@ -425,6 +425,8 @@ class ufunc:
             result = self._masked_fold(x, mask, axes, start, loop_dt, explicit)
         elif start is not None and explicit and not self._reorderable:
             result = self._fold(x, axes, start, loop_dt)
+        elif self._in_numpy_order(loop_dt) and axes and not explicit:
+            result = _reductions.reduce_in_numpy_order(arr._t, axes, loop_dt, self.__name__ == "multiply")
         else:
             result = self._reduce_tensor(x, axes, loop_dt)
             if start is not None:  # NumPy starts from the identity: gcd.reduce([-4]) is 4
@@ -435,6 +437,11 @@ class ufunc:
             return ndarray._wrap(result, scalar=result.ndim == 0 and not keep_array)
         _check_reduction_out(tuple(out.shape), tuple(result.shape), axes, keepdims, self.__name__)
         return _store(result, loop_dt, out, None, tuple(result.shape), self._np, "unsafe", 0)
+
+    def _in_numpy_order(self, loop_dt):
+        """Float add/multiply reductions and scans go the way np.sum/np.prod/np.cumsum do
+        (``_reductions``: float16 rounding every step, NumPy's order where it matters)."""
+        return self.__name__ in ("add", "multiply") and (loop_dt.torch.is_floating_point or loop_dt.torch.is_complex)
 
     def _reduction_loop(self, arr, dtype, out):
         """NumPy's reduction loop; add/multiply widen small integers as np.sum does. An
@@ -523,8 +530,10 @@ class ufunc:
         ax = normalize_axis(axis, arr.ndim)
         loop_dt = self._reduction_loop(arr, dtype, out)
         x = cast_tensor(arr._t, loop_dt)
-        fast = K.fast_accumulate(self.__name__, x, ax)
-        if fast is not None:
+        fast = None if self._in_numpy_order(loop_dt) else K.fast_accumulate(self.__name__, x, ax)
+        if self._in_numpy_order(loop_dt) and x.shape[ax]:
+            result = _reductions.scan_in_numpy_order(arr._t, ax, loop_dt, self.__name__ == "multiply")
+        elif fast is not None:
             result = fast
             if _fp_errors.watching():
                 _fp_errors.report(_fp_errors.reduction_flags(self.__name__, x, None, fast), "accumulate")
