@@ -379,7 +379,7 @@ def _exp(r, node):
     """e^x (cos y + i sin y) with the special cases of glibc's cexp, which NumPy calls:
     x above the overflow threshold t of e^x scales cos y and sin y by e^t (twice at
     most), so that representable parts stay finite; y = 0 gives imaginary part y;
-    infinite x with non-finite y gives (inf, nan) or (0, 0).
+    infinite x with non-finite y gives (inf, nan) or (0, copysign(0, y)).
 
     Built so that each value is read by few ops (a factor of 1 or e^t per step, one mask
     for the special cases): Inductor inlines a value into every reader by expanding it
@@ -401,7 +401,9 @@ def _exp(r, node):
     finite_y, infinite_x = r.op(aten.lt.Scalar, r.abs(y), math.inf), r.eq(r.abs(x), math.inf)
     special = r.where(finite_y, False, infinite_x)   # infinite x, non-finite y
     real = r.where(special, r.op(aten.exp.default, x), r.mul(scale, cos))
-    inf_x_imag = r.where(r.op(aten.gt.Scalar, x, 0), r.const_like(math.nan, x), 0.0)
+    # glibc: +inf gives y - y (nan); -inf gives copysign(0, y) (exp(-inf - inf j) is 0 - 0j)
+    inf_x_imag = r.where(r.op(aten.gt.Scalar, x, 0), r.const_like(math.nan, x),
+                         r.op(aten.copysign.Tensor, r.const_like(0.0, y), y))
     imag = r.where(special, inf_x_imag, r.mul(scale, sin))
     return real, r.where(r.eq(y, 0), y, imag)
 
@@ -557,7 +559,7 @@ def _covering_sources(node, most=8):
     sources = {}
     while node is not None:
         base, src, d, index = node.args
-        if d % len(shape) != dim:
+        if d % len(shape) != dim or not isinstance(index, int):   # a loop's symbolic index: a Node
             return None
         sources.setdefault(index % shape[dim], src)
         if len(sources) == shape[dim]:
