@@ -796,10 +796,10 @@ def scan_in_numpy_order(t, ax, loop, product):
     return _wide_accumulate(t, ax, loop, product)
 
 
-def reduce_in_numpy_order(t, axes, loop, product):
-    """add/multiply.reduce of ``t`` over ``axes`` (non-empty) in dtype ``loop`` as np.sum
-    and np.prod compute it; the ufuncs' reduce shares it."""
-    return _prod_tensor(t, axes, loop) if product else _sum_tensor(t, axes, loop)
+def reduce_in_numpy_order(t, axes, loop, product, mask=None):
+    """add/multiply.reduce of ``t`` over ``axes`` (non-empty; ``mask``: where=) in dtype
+    ``loop`` as np.sum and np.prod compute it; the ufuncs' reduce shares it."""
+    return _prod_tensor(t, axes, loop, mask) if product else _sum_tensor(t, axes, loop, mask)
 
 
 def _wide_accumulate(t, ax, loop, product):

@@ -421,12 +421,13 @@ class ufunc:
                                  f"identity, so to use a where mask one has to specify 'initial'")
         if _numel(x, axes) == 0:
             result = start.expand(kept).clone()
+        elif self._in_numpy_order(loop_dt) and axes and not explicit:
+            source = arr._t if mask is None else arr._t.expand(mask.shape)
+            result = _reductions.reduce_in_numpy_order(source, axes, loop_dt, self.__name__ == "multiply", mask)
         elif mask is not None:
             result = self._masked_fold(x, mask, axes, start, loop_dt, explicit)
         elif start is not None and explicit and not self._reorderable:
             result = self._fold(x, axes, start, loop_dt)
-        elif self._in_numpy_order(loop_dt) and axes and not explicit:
-            result = _reductions.reduce_in_numpy_order(arr._t, axes, loop_dt, self.__name__ == "multiply")
         else:
             result = self._reduce_tensor(x, axes, loop_dt)
             if start is not None:  # NumPy starts from the identity: gcd.reduce([-4]) is 4
