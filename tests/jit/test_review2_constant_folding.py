@@ -7,26 +7,12 @@ import numpy as np
 import pytest
 import torch
 import torch._inductor.config
-from torch._inductor.custom_graph_pass import CustomGraphPass
 
 import npcompile
+from tests.jit.test_constant_folding import RecordingTargets as _Recording
 
 aten = torch.ops.aten
 SCALE = 0.5
-
-
-class _Recording(CustomGraphPass):
-    """After npcompile's passes: each graph's call targets and its get_attr count."""
-
-    def __init__(self):
-        self.graphs = []
-
-    def __call__(self, graph):
-        self.graphs.append(({n.target for n in graph.nodes if n.op == "call_function"},
-                            sum(n.op == "get_attr" for n in graph.nodes)))
-
-    def uuid(self):
-        return None
 
 
 def scaled_rotation(x):
