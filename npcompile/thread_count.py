@@ -18,10 +18,7 @@ A torch built without OpenMP falls back to ``torch.set_num_threads`` (process-wi
 While the calling thread is the process's only Python thread, no other thread can copy
 the default in the meantime, so ``use`` takes ``torch.set_num_threads`` then too (0.3 us
 against 2.5 us for the per-thread setters through ctypes: a loop the runtime drives pays
-a switch and a restore on every iteration) and ``restore`` puts the default back -- but
-only while the thread's count is the default new threads get (``_process_default``): a
-caller that limited its own thread (threadpoolctl sets the OpenMP count of the calling
-thread only) would otherwise see its limit written into the default when it is restored.
+a switch and a restore on every iteration) and ``restore`` puts the default back.
 """
 import ctypes
 import functools
@@ -49,19 +46,6 @@ def _setters():
     return omp, mkl
 
 
-@functools.cache
-def _process_default():
-    """The count a new thread starts with (ATen copies the process default at a thread's
-    first torch call), read once from a short-lived thread. Stale only if the user later
-    calls ``torch.set_num_threads``: then the thread's count differs from it and ``use``
-    takes the per-thread route, which is always right, only slower."""
-    seen = []
-    reader = threading.Thread(target=lambda: seen.append(torch.get_num_threads()))
-    reader.start()
-    reader.join()
-    return seen[0]
-
-
 #: ``use``'s token when it set torch's process-wide count.
 _PROCESS_WIDE = object()
 
@@ -69,7 +53,7 @@ _PROCESS_WIDE = object()
 def use(count):
     """Give the calling thread ``count`` threads; returns what ``restore`` takes back."""
     setters = _setters()
-    if setters is None or (threading.active_count() == 1 and torch.get_num_threads() == _process_default()):
+    if setters is None or threading.active_count() == 1:
         torch.set_num_threads(count)
         return _PROCESS_WIDE
     omp, mkl = setters
