@@ -530,11 +530,13 @@ class ufunc:
             raise TypeError("cannot accumulate on a scalar")
         ax = normalize_axis(axis, arr.ndim)
         loop_dt = self._reduction_loop(arr, dtype, out)
+        numpy_order = self._in_numpy_order(loop_dt)
+        if numpy_order and arr._t.shape[ax]:   # the input uncast: the scan casts as NumPy does
+            return self._accumulated(_reductions.scan_in_numpy_order(arr._t, ax, loop_dt, self.__name__ == "multiply"),
+                                     loop_dt, out)
         x = cast_tensor(arr._t, loop_dt)
-        fast = None if self._in_numpy_order(loop_dt) else K.fast_accumulate(self.__name__, x, ax)
-        if self._in_numpy_order(loop_dt) and x.shape[ax]:
-            result = _reductions.scan_in_numpy_order(arr._t, ax, loop_dt, self.__name__ == "multiply")
-        elif fast is not None:
+        fast = None if numpy_order else K.fast_accumulate(self.__name__, x, ax)
+        if fast is not None:
             result = fast
             if _fp_errors.watching():
                 _fp_errors.report(_fp_errors.reduction_flags(self.__name__, x, None, fast), "accumulate")
@@ -546,6 +548,10 @@ class ufunc:
             for i in range(1, moved.shape[0]):
                 parts.append(self._binary_tensor(parts[-1], moved[i], loop_dt))
             result = torch.stack(parts).movedim(0, ax)
+        return self._accumulated(result, loop_dt, out)
+
+    def _accumulated(self, result, loop_dt, out):
+        """An accumulation's result, returned or stored into ``out``."""
         if out is None:
             return ndarray._wrap(result)
         return _store(result, loop_dt, out, None, tuple(result.shape), self._np, "unsafe", 0)
