@@ -18,13 +18,20 @@ A torch built without OpenMP falls back to ``torch.set_num_threads`` (process-wi
 While the calling thread is the process's only Python thread, no other thread can copy
 the default in the meantime, so ``use`` takes ``torch.set_num_threads`` then too (0.3 us
 against 2.5 us for the per-thread setters through ctypes: a loop the runtime drives pays
-a switch and a restore on every iteration) and ``restore`` puts the default back.
+a switch and a restore on every iteration) and ``restore`` puts the default back -- but
+only while the thread's count is the default (``aten_thread_default``, read each time):
+a caller that limited its own thread (threadpoolctl sets the calling thread's OpenMP
+count only) would otherwise have its limit written into the default on restore, and
+every thread started later would inherit it. A default read once and kept is no check:
+it goes stale when the caller changes it with ``torch.set_num_threads`` (ad29803).
 """
 import ctypes
 import functools
 import threading
 
 import torch
+
+from . import aten_thread_default
 
 
 @functools.cache
@@ -50,14 +57,19 @@ def _setters():
 _PROCESS_WIDE = object()
 
 
-def use(count):
-    """Give the calling thread ``count`` threads; returns what ``restore`` takes back."""
+def use(count, current=None):
+    """Give the calling thread ``count`` threads; returns what ``restore`` takes back.
+    ``current`` is the thread's torch count now, if the caller has just read it."""
     setters = _setters()
-    if setters is None or threading.active_count() == 1:
+    if setters is None:
+        torch.set_num_threads(count)
+        return _PROCESS_WIDE
+    if current is None:           # ATen's first-use init (it copies the default) runs now, not over ours
+        current = torch.get_num_threads()
+    if threading.active_count() == 1 and current == aten_thread_default.process_default():
         torch.set_num_threads(count)
         return _PROCESS_WIDE
     omp, mkl = setters
-    torch.get_num_threads()       # ATen's first-use init (it copies the default) runs now, not over ours
     omp(count)
     return mkl(count) if mkl is not None else None
 

@@ -347,7 +347,7 @@ class ThreadsFor:
         wanted = contention.ours = threads_for(work, current)
         if wanted == current:
             return fn(*args) if spread else fn(args)
-        token = thread_count.use(wanted)
+        token = thread_count.use(wanted, current)
         try:
             return fn(*args) if spread else fn(args)
         finally:
