@@ -194,7 +194,7 @@ _PLAIN_METHODS = frozenset({
     "__init__", "_wrap", "_view", "_only_element", "__float__", "__int__", "__complex__", "__index__",
     "__bool__", "__len__", "__iter__", "__hash__", "__copy__", "__deepcopy__", "item", "tolist",
     "__array__", "__repr__", "__str__", "__format__", "__reduce__", "__setitem__", "fill", "sort",
-    "partition", "__init_subclass__", "__round__"})
+    "partition", "__init_subclass__", "__round__", "tobytes"})
 
 
 def _wrap_class(cls, names=None):

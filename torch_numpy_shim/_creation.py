@@ -8,7 +8,7 @@ import operator
 import numpy
 import torch
 
-from . import _coerce, _dtypes, _flipped, _promotion
+from . import _coerce, _dtypes, _flipped, _layout, _promotion
 from ._detours import movable, restored
 from ._errors import UnsupportedError, raise_if
 from ._ndarray import ndarray
@@ -18,7 +18,7 @@ from ._numpy_version import NUMPY_2_5
 __all__ = [
     "array", "asarray", "asanyarray", "ascontiguousarray", "asarray_chkfinite", "copy", "copyto",
     "zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
-    "arange", "linspace", "logspace", "geomspace",
+    "asfortranarray", "isfortran", "arange", "linspace", "logspace", "geomspace",
     "eye", "identity", "diag", "diagflat", "tri", "tril", "triu", "vander",
     "meshgrid", "indices", "fromfunction", "fromiter",
 ]
@@ -27,7 +27,7 @@ __all__ = [
 # ---- argument checks shared by every creation function --------------------------------
 def _check_order(order, allowed="KACF"):
     """NumPy reads the order letter in either case; a new array from a shape takes C or F
-    only. (The shim keeps C layout for every order: values do not depend on it.)"""
+    only. The layout each order means is ``_layout``'s (values never depend on it)."""
     if order is None:
         return
     letter = order.upper() if isinstance(order, str) else None
@@ -87,8 +87,25 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
         # NumPy converts Python data straight into the dtype: out-of-range ints raise
         with _coerce.quiet_while_tracing():   # the conversion's FP report belongs to eager calls
             np_data = numpy.asarray(a, dtype=_dtypes._as_dtype(dtype).np)
-        return ndarray._wrap(_coerce._from_numpy_array(np_data, copy=True))
-    return _coerce.asarray(a, dtype, copy)
+        out = ndarray._wrap(_coerce._from_numpy_array(np_data, copy=True))
+    else:
+        out = _coerce.asarray(a, dtype, copy)
+    return _laid_out(out, a, _layout.order_letter(order), copy)
+
+
+def _laid_out(out, source, order, copy):
+    """``out``, the array made of ``source``, with the layout NumPy gives it: a requested
+    copy follows ``order`` over the source's layout (K keeps its stride order), otherwise
+    memory is only copied where its layout does not satisfy ``order``."""
+    if out._scalar:
+        return out
+    if not copy:
+        t = _layout.satisfying(out._t, order)
+    else:
+        proto = source._t if isinstance(source, ndarray) else \
+            _layout.proxy(source) if isinstance(source, numpy.ndarray) else None
+        t = _layout.keep_order_of(out._t, out._t if proto is None else proto, order)
+    return out if t is out._t else ndarray._wrap(t)
 
 
 def _needs_copy(a, dtype):
@@ -113,10 +130,17 @@ def array(object, dtype=None, *, copy=True, order="K", subok=False, ndmin=0, lik
 
 def ascontiguousarray(a, dtype=None, *, like=None):
     """C-contiguous and at least 1-D (NumPy promotes 0-D input to shape (1,))."""
-    out = array(a, dtype, copy=None, ndmin=1, like=like)
-    if out._t.is_contiguous():
-        return out
-    return ndarray._wrap(out._t.contiguous())
+    return array(a, dtype, copy=None, order="C", ndmin=1, like=like)
+
+
+def asfortranarray(a, dtype=None, *, like=None):
+    """F-contiguous and at least 1-D."""
+    return array(a, dtype, copy=None, order="F", ndmin=1, like=like)
+
+
+def isfortran(a):
+    """F-contiguous and not C-contiguous (so never for 1-D arrays)."""
+    return _layout.fortran(_coerce.asarray(a)._t)
 
 
 def asarray_chkfinite(a, dtype=None, order=None):
@@ -130,7 +154,7 @@ def asarray_chkfinite(a, dtype=None, order=None):
 
 def copy(a, order="K", subok=False):
     _check_order(order)
-    return array(a, copy=True)
+    return array(a, copy=True, order=order)
 
 
 def _copyto_source(src, dst_dtype, casting):
@@ -194,19 +218,21 @@ def copyto(dst, src, casting="same_kind", where=True):
 
 
 # ---- from shapes -------------------------------------------------------------------------
-def zeros(shape, dtype=None, order="C", *, device=None, like=None):
+def _new(shape, dtype, order, device, like):
     _check_order(order, "CF"), _check_device(device), _refuse_like(like)
-    return ndarray._wrap(torch.zeros(_shape_tuple(shape), dtype=_default_float_or(dtype).torch))
+    return _layout.empty(_shape_tuple(shape), _default_float_or(dtype).torch, _layout.order_letter(order, "C"))
+
+
+def zeros(shape, dtype=None, order="C", *, device=None, like=None):
+    return ndarray._wrap(_new(shape, dtype, order, device, like).zero_())
 
 
 def ones(shape, dtype=None, order="C", *, device=None, like=None):
-    _check_order(order, "CF"), _check_device(device), _refuse_like(like)
-    return ndarray._wrap(torch.ones(_shape_tuple(shape), dtype=_default_float_or(dtype).torch))
+    return ndarray._wrap(_new(shape, dtype, order, device, like).fill_(1))
 
 
 def empty(shape, dtype=None, order="C", *, device=None, like=None):
-    _check_order(order, "CF"), _check_device(device), _refuse_like(like)
-    return ndarray._wrap(torch.empty(_shape_tuple(shape), dtype=_default_float_or(dtype).torch))
+    return ndarray._wrap(_new(shape, dtype, order, device, like))
 
 
 def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
@@ -218,26 +244,30 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
 
 
 def _like(prototype, dtype, order, shape, device):
+    """An uninitialised tensor shaped and laid out as NumPy's ``empty_like``: K follows the
+    prototype's layout (its stride order where it is neither C nor F), A is F for a
+    Fortran prototype."""
     _check_order(order)
     _check_device(device)
-    proto = _coerce.asarray(prototype)
-    dt = proto.dtype if dtype is None else _dtypes._as_dtype(dtype)
-    return (proto.shape if shape is None else _shape_tuple(shape)), dt
+    converted = prototype._t if isinstance(prototype, ndarray) else _coerce.asarray(prototype)._t
+    proto = _layout.proxy(prototype) if isinstance(prototype, numpy.ndarray) else None
+    proto = converted if proto is None else proto   # a NumPy prototype's own layout, even reversed
+    dt = _dtypes.from_torch(converted.dtype) if dtype is None else _dtypes._as_dtype(dtype)
+    shape = tuple(converted.shape) if shape is None else _shape_tuple(shape)
+    letter = _layout.resolve(_layout.order_letter(order), proto, len(shape))
+    return _layout.empty(shape, dt.torch, letter, proto, converted.device)
 
 
 def empty_like(prototype, /, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    shape, dt = _like(prototype, dtype, order, shape, device)
-    return ndarray._wrap(torch.empty(shape, dtype=dt.torch))
+    return ndarray._wrap(_like(prototype, dtype, order, shape, device))
 
 
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    shape, dt = _like(a, dtype, order, shape, device)
-    return ndarray._wrap(torch.zeros(shape, dtype=dt.torch))
+    return ndarray._wrap(_like(a, dtype, order, shape, device).zero_())
 
 
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    shape, dt = _like(a, dtype, order, shape, device)
-    return ndarray._wrap(torch.ones(shape, dtype=dt.torch))
+    return ndarray._wrap(_like(a, dtype, order, shape, device).fill_(1))
 
 
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):
@@ -428,7 +458,8 @@ def eye(N, M=None, k=0, dtype=float, order="C", *, device=None, like=None):
     if n < 0 or m < 0:
         raise ValueError("negative dimensions are not allowed")
     mask = _diagonal_mask(n, m, operator.index(k), None)
-    return ndarray._wrap(_coerce.cast_tensor(mask, _default_float_or(dtype)))
+    values = _coerce.cast_tensor(mask, _default_float_or(dtype))
+    return ndarray._wrap(_layout.keep_order_of(values, values, _layout.order_letter(order, "C")))
 
 
 def identity(n, dtype=None, *, like=None):

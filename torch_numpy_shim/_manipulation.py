@@ -11,7 +11,7 @@ import warnings
 import numpy
 import torch
 
-from . import _coerce, _dtypes, _flipped, _promotion
+from . import _coerce, _dtypes, _flipped, _layout, _promotion
 from ._creation import array, linspace, shape_dims
 from ._detours import movable, orderable, restored
 from ._errors import AxisError, UnsupportedError
@@ -380,7 +380,18 @@ def concatenate(arrays, /, axis=0, out: OutArray = None, *, dtype=None, casting=
                                  f"has size {arrays[0].shape[d]} and the array at index {i} has size "
                                  f"{a.shape[d]}")
     target = _joined_dtype(arrays, dtype, out, casting)
-    return _deliver(_cat([a._t for a in arrays], axis, target), out)
+    joined = _cat([a._t for a in arrays], axis, target)
+    return _deliver(joined if out is not None else _joined_layout(joined, [a._t for a in arrays]), out)
+
+
+def _joined_layout(joined, tensors):
+    """``joined`` laid out as NumPy's concatenate lays out its result (the inputs' common
+    stride order, see ``_layout.joined_axes``)."""
+    axes = _layout.joined_axes(tensors)
+    if axes == list(range(joined.ndim)) and joined.is_contiguous() and joined.numel():
+        return joined
+    laid = _layout.empty_with_axes(joined.shape, joined.dtype, axes, joined.device)
+    return joined if laid.stride() == joined.stride() else laid.copy_(joined)
 
 
 concat = concatenate

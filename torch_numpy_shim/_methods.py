@@ -8,7 +8,7 @@ behaviour keeps exactly one implementation.
 """
 import builtins
 
-from . import _coerce, _flipped, _indexing, _manipulation, _products, _reductions, _sorting, _ufuncs
+from . import _coerce, _flipped, _indexing, _layout, _manipulation, _products, _reductions, _sorting, _ufuncs
 from ._dtypes import _as_dtype
 from ._flatiter import flatiter
 from ._ndarray import ndarray
@@ -140,7 +140,12 @@ def _compress(self, condition, axis=None, out=None):
 
 def _flatten(self, order="C"):
     """Always a copy, unlike ravel."""
-    return _manipulation.ravel(self, order).copy()
+    return ndarray._wrap(_layout.copy_as(_manipulation.ravel(self, order)._t, "C"))
+
+
+def _tobytes(self, order="C"):
+    """The bytes in ``order`` (A and K read this array's layout)."""
+    return _coerce.to_numpy(self).tobytes(order)
 
 
 def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
@@ -150,11 +155,12 @@ def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
                         f"according to the rule '{casting}'")
     if not copy and target is self.dtype:
         return self
-    return ndarray._wrap(_coerce.cast_tensor(self._t, target, copy=True), self._scalar)
+    cast = _coerce.cast_tensor(self._t, target, copy=True)
+    return ndarray._wrap(_layout.keep_order_of(cast, self._t, _layout.order_letter(order)), self._scalar)
 
 
 for _name, _function in [("sort", _sort), ("partition", _partition), ("compress", _compress),
-                        ("flatten", _flatten), ("astype", _astype)]:
+                        ("flatten", _flatten), ("astype", _astype), ("tobytes", _tobytes)]:
     _attach(_name, _function)
 
 

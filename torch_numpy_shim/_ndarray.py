@@ -11,7 +11,7 @@ import operator
 
 import torch
 
-from . import _dtypes
+from . import _dtypes, _layout
 from ._errors import UnsupportedError
 
 __all__ = ["ndarray"]
@@ -194,7 +194,8 @@ class ndarray:
         return self._t.tolist()
 
     def copy(self, order="C"):
-        return ndarray._wrap(self._t.clone(memory_format=torch.contiguous_format), self._scalar)
+        """NumPy's copy in ``order``'s layout (C by default, K keeps this array's)."""
+        return ndarray._wrap(_layout.copy_as(self._t, _layout.order_letter(order, "C")), self._scalar)
 
     def fill(self, value):
         self[...] = value
@@ -220,8 +221,7 @@ class _Flags:
 
     @property
     def f_contiguous(self):
-        t = self._a._t
-        return t.ndim <= 1 and t.is_contiguous() or t.permute(*reversed(range(t.ndim))).is_contiguous()
+        return _layout.f_contiguous(self._a._t)
 
     @property
     def writeable(self):
