@@ -10,8 +10,10 @@ For each workload, in one process and on the same inputs: NumPy (the oracle), th
 ``npcompile.jit`` (TorchInductor) and ``torch.compile`` of the same function. Each
 compiled result is checked against NumPy (type, dtype, shape, values within the
 workload's tolerance); compile time is the first call's time minus a steady call's.
-Steady per-call times are measured in alternating rounds (NumPy, npcompile,
-torch.compile, NumPy, ...; best round kept), once per *condition*: ``default`` (torch's
+Steady per-call times are measured in paired rounds (``benchmarks/paired.py``: NumPy and
+each system back to back in every round, the order alternating; a speedup is the median
+of the per-round ratios, a time the median round; more rounds, up to ``max_rounds``,
+while a speedup's 95% interval still holds the 10% bar), once per *condition*: ``default`` (torch's
 default thread count, as users run it), ``one_thread``, and ``contended`` (default
 threads while one busy process per core runs; see conditions.py), each at every size
 asked for (``default``: NumPy 1-50 ms a call; ``small``: about 50 us, where per-call
@@ -42,6 +44,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.conditions import entered, load_now, standard_conditions
+from benchmarks.paired import paired_rounds
 from benchmarks.registry import Transcript
 from benchmarks.report import aligned, fmt, geometric_mean
 from benchmarks.workloads import SIZES, by_name
@@ -62,13 +65,15 @@ CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 @dataclasses.dataclass(frozen=True)
 class Timing:
-    repeats: int = 5            # best of this many measurements
+    repeats: int = 5            # rounds (best of, or paired rounds before any extension)
     min_seconds: float = 0.05   # each measurement loops calls for at least this long
     clock: str = "wall"         # a key of CLOCKS
+    max_rounds: int = 15        # paired rounds: at most this many while a verdict is open
+    confidence: float = 0.95    # paired rounds: of the median ratio's interval
 
 
 FULL_TIMING = Timing()
-QUICK_TIMING = Timing(repeats=2, min_seconds=0.002)
+QUICK_TIMING = Timing(repeats=2, min_seconds=0.002, max_rounds=2)
 
 
 # ---- measurement -------------------------------------------------------------------------
@@ -209,12 +214,16 @@ def run_workload(workload, size, compilers, timing, log=print, conditions=None, 
         if system == "npcompile":
             record[system].update(graph_structure(workload, args, compiled))
     conditions = conditions or standard_conditions("default")
-    record["conditions"], record["load"] = {}, {}
+    for key in ("conditions", "load", "speedups", "intervals", "rounds"):
+        record[key] = {}
     for condition in conditions:
         with entered(condition, default_threads or _torch_threads()):
-            seconds = alternating_seconds(functions, args, timing)
+            paired = paired_rounds(functions, args, timing, CLOCKS[timing.clock], bar=1 / SLOWER_THAN_NUMPY)
             record["load"][condition.name] = load_now()
-        record["conditions"][condition.name] = {name: s * 1e3 for name, s in seconds.items()}
+        record["conditions"][condition.name] = {name: s * 1e3 for name, s in paired["seconds"].items()}
+        record["speedups"][condition.name] = paired["speedup"]
+        record["intervals"][condition.name] = paired["interval"]
+        record["rounds"][condition.name] = paired["rounds"]
     if "npcompile" in functions:
         record["npcompile"]["as_written"] = list(getattr(functions["npcompile"], "speed_decisions", ()))
     first = record["conditions"][conditions[0].name]
@@ -224,7 +233,7 @@ def run_workload(workload, size, compilers, timing, log=print, conditions=None, 
             steady = first[system] / 1e3
             record[system]["ms"] = first[system]
             record[system]["compile_s"] = max(record[system].pop("first_s") - steady, 0.0)
-            record[system]["speedup"] = first["numpy"] / first[system]
+            record[system]["speedup"] = record["speedups"][conditions[0].name][system]
         record[system].pop("first_s", None)
     return record
 
@@ -234,14 +243,21 @@ def _torch_threads():
     return torch.get_num_threads()
 
 
+def speedup_of(record, system, condition):
+    """``system``'s speedup over NumPy under ``condition``: the median of paired rounds'
+    ratios, or the ratio of the times for a record without them; None when not timed
+    or not correct."""
+    times = record.get("conditions", {}).get(condition, {})
+    if record.get(system, {}).get("status") != "ok" or not times.get(system):
+        return None
+    paired = record.get("speedups", {}).get(condition, {}).get(system)
+    return paired if paired is not None else times["numpy"] / times[system]
+
+
 def condition_speedups(records, system, condition):
     """Speedups over NumPy of ``system`` under ``condition`` (correct results only)."""
-    speedups = {}
-    for r in records:
-        times = r.get("conditions", {}).get(condition, {})
-        if r.get(system, {}).get("status") == "ok" and times.get(system):
-            speedups[r["name"]] = times["numpy"] / times[system]
-    return speedups
+    speedups = {r["name"]: speedup_of(r, system, condition) for r in records}
+    return {name: x for name, x in speedups.items() if x is not None}
 
 
 def condition_lines(records, conditions):
@@ -267,9 +283,9 @@ def condition_table(records, conditions, system="npcompile"):
         row = [r["name"]]
         for c in conditions:
             times = r.get("conditions", {}).get(c.name, {})
-            ok = r.get(system, {}).get("status") == "ok" and bool(times.get(system))
-            row += [fmt(times.get("numpy"), ".3f"), fmt(times[system] if ok else None, ".3f"),
-                    fmt(times["numpy"] / times[system] if ok else None, ".2f")]
+            speedup = speedup_of(r, system, c.name)
+            row += [fmt(times.get("numpy"), ".3f"), fmt(times[system] if speedup else None, ".3f"),
+                    fmt(speedup, ".2f")]
         rows.append(row)
     lines = aligned([header] + rows)
     loads = {c.name: [r["load"][c.name] for r in records if c.name in r.get("load", {})] for c in conditions}
@@ -547,7 +563,8 @@ def main(argv=None):
         for line in summary_lines(at_size) + condition_lines(at_size, conditions):
             say(line)
         say()
-        say(f"npcompile under each condition ({size} size; x = NumPy's time / npcompile's, same condition):")
+        say(f"npcompile under each condition ({size} size; ms = median round, x = median of the "
+            "rounds' ratios NumPy / npcompile, same condition):")
         say(condition_table(at_size, conditions))
     say()
     gpu_lines = device_bandwidth_lines() if options.device == "cuda" else []

@@ -1,0 +1,78 @@
+"""Paired timing rounds: the suite's speedups as medians of per-round ratios.
+
+A best-of-5 of separately timed rounds decides a verdict on the luckiest 50 ms of each
+function: on a machine other processes load, one lucky NumPy round against unlucky
+compiled ones made an entry that runs NumPy's own code (a retired one: both columns time
+the same code) look 0.47x NumPy. Here instead:
+
+- each round times NumPy and every system back to back, in an order that alternates
+  (NumPy first in even rounds, last in odd ones), each over the calls that last
+  ``min_seconds`` (counted once per function), so load that comes and goes within a
+  round hits the two sides of a ratio alike and neither side always has the same slot;
+- a system's speedup is the **median of its per-round ratios** (NumPy's time / its
+  time in the same round): a round that load hit on one side only moves it by one rank;
+- a function's per-call time is its median round (what a user typically waits, wall
+  clock by default), so the speedup shown is not exactly the ratio of the two times;
+- after ``repeats`` rounds, more are timed (up to ``max_rounds``) while a speedup's
+  distribution-free confidence interval for the median (order statistics of the
+  ratios, ``confidence``) still holds the bar, i.e. while the rounds have not yet
+  decided whether the system is slower than NumPy by more than the bar allows.
+"""
+import math
+import statistics
+
+
+def median_interval(values, confidence):
+    """``(low, high)``: order statistics ``k`` and ``n + 1 - k`` of ``values``, with
+    ``k`` the largest for which the interval holds the median with ``confidence``
+    (binomial: each value lies below the median with probability 1/2); the whole range
+    when even that falls short (five values cover the median 94% of the time)."""
+    ordered = sorted(values)
+    n = len(ordered)
+    k, below = 1, 1 / 2 ** n              # below: P(fewer than k values below the median)
+    while k < (n + 1) // 2:
+        below_next = below + math.comb(n, k) / 2 ** n
+        if 1 - 2 * below_next < confidence:
+            break
+        k, below = k + 1, below_next
+    return ordered[k - 1], ordered[n - k]
+
+
+def calls_per_round(functions, args, clock, min_seconds):
+    """How many calls of each function (one timed call each) last ``min_seconds``."""
+    numbers = {}
+    for name, fn in functions.items():
+        start = clock()
+        fn(*args)
+        numbers[name] = max(1, math.ceil(min_seconds / max(clock() - start, 1e-7)))
+    return numbers
+
+
+def paired_rounds(functions, args, timing, clock, reference="numpy", bar=1 / 1.10):
+    """Time ``functions`` (name -> warm fn; ``reference`` among them) in paired rounds
+    (module docstring). Returns ``{"seconds": {name: median per-call seconds},
+    "speedup": {name: median ratio}, "interval": {name: [low, high]}, "rounds": n}``,
+    speedups for every function but the reference."""
+    numbers = calls_per_round(functions, args, clock, timing.min_seconds)
+    order = list(functions)
+    rounds = {name: [] for name in order}
+    while True:
+        count = len(rounds[reference])
+        for name in order if count % 2 == 0 else reversed(order):
+            fn, calls = functions[name], numbers[name]
+            start = clock()
+            for _ in range(calls):
+                fn(*args)
+            rounds[name].append((clock() - start) / calls)
+        if count + 1 < timing.repeats:
+            continue
+        ratios = {name: [r / max(s, 1e-12) for r, s in zip(rounds[reference], times)]
+                  for name, times in rounds.items() if name != reference}
+        intervals = {name: median_interval(values, timing.confidence) for name, values in ratios.items()}
+        undecided = any(low <= bar <= high for low, high in intervals.values())
+        if not undecided or count + 1 >= timing.max_rounds:
+            break
+    return {"seconds": {name: statistics.median(times) for name, times in rounds.items()},
+            "speedup": {name: statistics.median(values) for name, values in ratios.items()},
+            "interval": {name: list(interval) for name, interval in intervals.items()},
+            "rounds": count + 1}
