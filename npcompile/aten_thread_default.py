@@ -13,7 +13,6 @@ checked against a new thread's count before it is trusted. Where any of that fai
 route that does not need it.
 """
 import ctypes
-import functools
 import mmap
 import os
 import threading
@@ -77,9 +76,19 @@ def new_thread_count():
     return seen[0]
 
 
-@functools.cache
+#: ``(the atomic as a ctypes int, a new thread's count while it is unset)``, False where
+#: it was not found; None until first asked (kept in a global: a cached call costs 70 ns).
+_located = None
+
+
 def _locate():
-    """``(the atomic as a ctypes int, a new thread's count while it is unset)`` or None."""
+    global _located
+    if _located is None:
+        _located = _find() or False
+    return _located
+
+
+def _find():
     path = _library_path()
     try:
         library = ctypes.CDLL(path)
@@ -101,8 +110,8 @@ def process_default():
     """The count a new thread starts with, or None where it cannot be read cheaply. While
     nobody has called ``torch.set_num_threads`` (the atomic is -1) that is the count a new
     thread had when first asked, which only ``torch.set_num_threads`` changes."""
-    located = _locate()
-    if located is None:
+    located = _located if _located is not None else _locate()
+    if not located:
         return None
     stored = located[0].value
     return located[1] if stored == -1 else stored
