@@ -90,6 +90,16 @@ def report(flags, name):
             _act(modes[key], text, f"{text} encountered in {name}", flags)
 
 
+def report_apart(flags, name):
+    """``report``, at once even within ``as_one``: a cast of a scan's input, which NumPy
+    reports by itself ('cast') before the loop's own report."""
+    outer, _pending.flags = _pending.flags, None
+    try:
+        report(flags, name)
+    finally:
+        _pending.flags = outer
+
+
 def _act(mode, text, message, flags):
     if mode == "warn":
         warnings.warn(message, RuntimeWarning, stacklevel=_user_stacklevel())
@@ -351,7 +361,11 @@ def cast_flags(source, target_dtype, mask=None):
     """The flags NumPy's cast of the tensor ``source`` to the torch dtype
     ``target_dtype`` raises (where ``mask`` holds): float to integer of NaN, inf or
     out-of-range values ('invalid'); a finite float to a narrower float that overflows
-    ('overflow'). NumPy names them 'cast' in ``astype``, the ufunc's name for ``out=``."""
+    ('overflow'), as does an integer too large for float16. NumPy names them 'cast' in
+    ``astype``, the ufunc's name for ``out=``."""
+    if target_dtype == torch.float16 and not (source.dtype.is_floating_point or source.dtype.is_complex
+                                              or source.dtype == torch.bool):
+        return OVERFLOW if _holds(torch.isinf(source.to(torch.float32).to(target_dtype)), mask) else 0
     if not source.dtype.is_floating_point or target_dtype == torch.bool or target_dtype.is_complex:
         return 0
     if target_dtype.is_floating_point:

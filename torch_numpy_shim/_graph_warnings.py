@@ -21,6 +21,7 @@ import sys
 import warnings
 
 import torch
+from numpy.exceptions import ComplexWarning
 
 from . import _fp_errors
 
@@ -31,9 +32,13 @@ _LIBRARIES = []   # the registrations last as long as the library objects
 _MACHINERY = ("torch", "npcompile", "torch_numpy_shim")
 
 
-def _warn(condition, message):
+#: the warning classes the graph's op may issue, by name (its schema carries a string)
+_CATEGORIES = {"RuntimeWarning": RuntimeWarning, "ComplexWarning": ComplexWarning}
+
+
+def _warn(condition, message, category="RuntimeWarning"):
     if bool(condition):
-        warnings.warn(message, RuntimeWarning, stacklevel=_caller_stacklevel())
+        warnings.warn(message, _CATEGORIES[category], stacklevel=_caller_stacklevel())
 
 
 def _caller_stacklevel():
@@ -52,19 +57,20 @@ def _warn_op():
     """Defined at first use (only traced programs need it), through torch.library's
     plain registration (``custom_op`` imports torch._dynamo: seconds)."""
     lib = torch.library.Library("torch_numpy_shim", "FRAGMENT")
-    lib.define("warn_if(Tensor condition, str message) -> ()")
+    lib.define("warn_if(Tensor condition, str message, str category='RuntimeWarning') -> ()")
     lib.impl("warn_if", _warn, "CompositeExplicitAutograd")
-    torch.library.register_fake("torch_numpy_shim::warn_if", lib=lib)(lambda condition, message: None)
+    fake = lambda condition, message, category="RuntimeWarning": None   # noqa: E731 - no output
+    torch.library.register_fake("torch_numpy_shim::warn_if", lib=lib)(fake)
     _LIBRARIES.append(lib)
     op = torch.ops.torch_numpy_shim.warn_if.default
     torch.fx.node.has_side_effect(op)
     return op
 
 
-def warn_if(condition, message):
-    """Warn ``message`` (a RuntimeWarning) when the graph being traced runs and the
-    0-d bool tensor ``condition`` holds."""
-    _warn_op()(condition, message)
+def warn_if(condition, message, category=RuntimeWarning):
+    """Warn ``message`` (a ``category``, one of _CATEGORIES) when the graph being traced
+    runs and the 0-d bool tensor ``condition`` holds."""
+    _warn_op()(condition, message, category.__name__)
 
 
 _collector = None   # a list of (condition, message) while npcompile traces (see collecting)
@@ -92,13 +98,14 @@ def warn_when(condition, message):
         _collector.append((condition.any(), message))
 
 
-def warn_each_run(message):
-    """NumPy's RuntimeWarning ``message`` for a condition known now (an empty slice's
-    size): at once eagerly; while npcompile traces, from the graph each time it runs."""
+def warn_each_run(message, category=RuntimeWarning):
+    """NumPy's warning ``message`` for a condition known now (an empty slice's size, a
+    complex input cast to a real loop): at once eagerly; while npcompile traces, from the
+    graph each time it runs."""
     if not _fp_errors.tracing():
-        _fp_errors.warn(message)
+        _fp_errors.warn(message, category)
     elif _collector is not None:
-        warn_if(torch.ones((), dtype=torch.bool), message)
+        warn_if(torch.ones((), dtype=torch.bool), message, category)
 
 
 def warn_now(message):

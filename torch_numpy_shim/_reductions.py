@@ -30,8 +30,8 @@ from . import _dtypes, _errors, _fp_errors, _half_scan, _promotion
 from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor, check_python_int_fits
 from ._detours import orderable
-from ._errors import UFuncOutputCastingError, raise_if
-from ._graph_warnings import warn_if, warn_when
+from ._errors import ComplexWarning, UFuncOutputCastingError, raise_if
+from ._graph_warnings import warn_each_run, warn_if, warn_when
 from ._ndarray import ndarray
 from ._normalize import (
     NO_VALUE,
@@ -201,9 +201,31 @@ def _shaped(t, shape, axes, keepdims):
     return t.reshape(_result_shape(shape, axes, True)) if keepdims else t
 
 
+# ---- the loop's input -----------------------------------------------------------------------
+def loop_input(t, loop, name):
+    """``t`` cast to the loop dtype as NumPy casts a reduction's or scan's input (all of
+    it, ``where=`` or not): a complex input to a real loop warns ComplexWarning (its
+    dtypes decide: under npcompile the graph warns on each run); a float input raises
+    the cast's flags (NaN, inf or out of range to an integer: invalid; to a narrower
+    float: overflow), which NumPy reports as ``name``: 'reduce' (in the reduction's own
+    report), 'cast' for the scans (eager only, as every floating-point report)."""
+    if t.dtype == loop.torch:
+        return t
+    if t.is_complex() and not loop.torch.is_complex and loop.torch != torch.bool:
+        warn_each_run("Casting complex values to real discards the imaginary part", ComplexWarning)
+    if _fp_errors.watching():
+        flags = _fp_errors.cast_flags(t, loop.torch)
+        (_fp_errors.report if name == "reduce" else _fp_errors.report_apart)(flags, name)
+    return cast_tensor(t, loop)
+
+
 # ---- sum and prod -----------------------------------------------------------------------------
 def _sum_tensor(t, axes, loop, mask=None):
-    """Sum over ``axes`` (keepdims=False) in dtype ``loop``; masked-out items count 0."""
+    """Sum over ``axes`` (keepdims=False) in dtype ``loop``; masked-out items count 0.
+    The cast into the loop and the sum report their flags once, as NumPy's reduce."""
+    if t.dtype != loop.torch:
+        with _fp_errors.as_one("reduce"):
+            return _sum_tensor(loop_input(t, loop, "reduce"), axes, loop, mask)
     if _numpy_half_loop(t, axes, loop):
         return _half_scan.reduce(t, axes, False, mask)
     x = cast_tensor(t, loop)
@@ -230,6 +252,9 @@ def _prod_tensor(t, axes, loop, mask=None, order_checked=False):
     """Product over ``axes``; float16 multiplies in float32 and rounds once, as NumPy's
     loop does along contiguous data (so 256 * 256 * 0 is 0, not inf * 0); other floats
     in NumPy's order where the order matters (unless ``order_checked``)."""
+    if t.dtype != loop.torch:
+        with _fp_errors.as_one("reduce"):
+            return _prod_tensor(loop_input(t, loop, "reduce"), axes, loop, mask, order_checked)
     if _numpy_half_loop(t, axes, loop):
         return _half_scan.reduce(t, axes, True, mask)
     x = cast_tensor(t, loop)
@@ -338,6 +363,7 @@ def _sum_or_prod(a, axis, dtype, out, keepdims, initial, where, product):
 
 def _from_initial(t, axes, loop, mask, initial, product):
     """The reduction of ``t`` combined with ``initial``, flags reported as one step."""
+    t = loop_input(t, loop, "reduce")
     start = _initial_tensor(initial, loop)
     if _numpy_half_loop(t, axes, loop) and not isinstance(initial, complex):
         return _half_scan.reduce(t, axes, product, mask, float(initial))
@@ -436,14 +462,16 @@ def _mean(a, axes, dtype, out, keepdims, mask):
     elif half_precision:
         dtype = _dtypes.float32.dtype  # NumPy sums float16 in float32, then rounds back
     loop = _loop_dtype(a.dtype, dtype, out)
-    total = _shaped(_sum_tensor(a._t, axes, loop, mask), a.shape, axes, keepdims)
     count = _count(a.shape, axes, mask)
+    empty = not _fp_errors.tracing() and _any_zero(count)
+    if empty:   # NumPy warns before it sums (the sum's own warnings follow)
+        _fp_errors.warn("Mean of empty slice")
+    total = _shaped(_sum_tensor(a._t, axes, loop, mask), a.shape, axes, keepdims)
     if isinstance(count, torch.Tensor):
         count = count.reshape(total.shape)
     if _fp_errors.tracing():
         _warn_while_tracing(count, lambda n: n == 0, "Mean of empty slice")
-    elif _any_zero(count):
-        _fp_errors.warn("Mean of empty slice")
+    elif empty:
         _report_division(total, count, _division_name(total, count, out))
     result = _divide_into(total, count, out)
     if out is not None:
@@ -540,11 +568,22 @@ def _sqrt_result(variance, out):
         if array_result:
             sqrt_dt = numpy.sqrt(numpy.zeros(0, dt.np)).dtype
             raise UFuncOutputCastingError(numpy.sqrt, "same_kind", sqrt_dt, dt.np, 0)
-        return cast_tensor(torch.sqrt(t.to(torch.float64)), dt)
+        return _scalar_root(t, dt)
     if out is not None:
         out._t.copy_(torch.sqrt(out._t))
         return out
     return torch.sqrt(t)
+
+
+def _scalar_root(t, dt):
+    """``dt.type(sqrt(t))`` for an integral scalar ``t``: sqrt in float64, then a cast
+    back, each reporting its flags as NumPy's ('sqrt', 'cast')."""
+    wide = t.to(torch.float64)
+    root = torch.sqrt(wide)
+    if _fp_errors.watching():
+        _fp_errors.report(_fp_errors.flags("sqrt", [wide], [root]), "sqrt")
+        _fp_errors.report(_fp_errors.cast_flags(root, dt.torch), "cast")
+    return cast_tensor(root, dt)
 
 
 def _deliver_variance(result, out, root):
@@ -791,6 +830,7 @@ def scan_in_numpy_order(t, ax, loop, product):
     """add/multiply.accumulate of ``t`` along ``ax`` in dtype ``loop`` as NumPy steps it
     (float16 rounding every step, wider types in NumPy's order where it may matter);
     cumsum/cumprod and the ufuncs' accumulate share it."""
+    t = loop_input(t, loop, "cast")
     if loop.torch == torch.float16:
         return _half_scan.accumulate(t, ax, product)
     return _wide_accumulate(t, ax, loop, product)

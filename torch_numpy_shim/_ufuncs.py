@@ -403,7 +403,7 @@ class ufunc:
             raise ValueError(f"reduction operation '{self.__name__}' is not reorderable, so at "
                              f"most one axis may be specified")
         mask = where_mask(where)
-        x = cast_tensor(arr._t, loop_dt)
+        x = _reductions.loop_input(arr._t, loop_dt, "reduce")
         if mask is not None:
             shape = torch.broadcast_shapes(x.shape, mask.shape)
             x, mask = x.expand(shape), mask.expand(shape)
@@ -422,8 +422,7 @@ class ufunc:
         if _numel(x, axes) == 0:
             result = start.expand(kept).clone()
         elif self._in_numpy_order(loop_dt) and axes and not explicit:
-            source = arr._t if mask is None else arr._t.expand(mask.shape)
-            result = _reductions.reduce_in_numpy_order(source, axes, loop_dt, self.__name__ == "multiply", mask)
+            result = _reductions.reduce_in_numpy_order(x, axes, loop_dt, self.__name__ == "multiply", mask)
         elif mask is not None:
             result = self._masked_fold(x, mask, axes, start, loop_dt, explicit)
         elif start is not None and explicit and not self._reorderable:
@@ -534,7 +533,7 @@ class ufunc:
         if numpy_order and arr._t.shape[ax]:   # the input uncast: the scan casts as NumPy does
             return self._accumulated(_reductions.scan_in_numpy_order(arr._t, ax, loop_dt, self.__name__ == "multiply"),
                                      loop_dt, out)
-        x = cast_tensor(arr._t, loop_dt)
+        x = _reductions.loop_input(arr._t, loop_dt, "cast")
         fast = None if numpy_order else K.fast_accumulate(self.__name__, x, ax)
         if fast is not None:
             result = fast
