@@ -161,3 +161,47 @@ def test_concatenate_and_stack(name, axis):
 def test_tobytes(name, order):
     x, given = _as_input(name, "shim")
     assert given.tobytes(order=order) == x.tobytes(order=order)
+
+
+# ---- regression examples: each failed before the shim followed NumPy's layout -------------
+def test_fortran_zeros_are_fortran():
+    a = np.zeros((2, 3), order="F")
+    assert a.strides == (8, 16) and a.flags.f_contiguous and not a.flags.c_contiguous
+    assert np.isfortran(a) and not np.isfortran(np.zeros((2, 3)))
+
+
+def test_like_keeps_the_stride_order_of_a_permuted_prototype():
+    x = numpy.arange(24.0).reshape(2, 3, 4).transpose(1, 2, 0)
+    assert np.empty_like(np.asarray(x)).strides == numpy.empty_like(x).strides == (32, 8, 96)
+
+
+def test_like_of_a_reversed_numpy_fortran_array_is_fortran():
+    x = numpy.asfortranarray(numpy.arange(6.0).reshape(2, 3))[::-1]
+    assert np.zeros_like(x).strides == numpy.zeros_like(x).strides == (8, 16)
+
+
+def test_copy_keeps_fortran_and_astype_too():
+    f = np.asfortranarray(np.arange(6.0).reshape(2, 3))
+    assert np.copy(f).strides == (8, 16) and f.astype(np.float32).strides == (4, 8)
+    assert f.copy().strides == (24, 8) and f.copy(order="A").strides == (8, 16)
+
+
+def test_asarray_with_order_copies_only_to_change_the_layout():
+    c = np.arange(6.0).reshape(2, 3)
+    f = np.asarray(c, order="F")
+    assert f.strides == (8, 16)
+    assert np.asarray(f, order="F")._t.data_ptr() == f._t.data_ptr()
+
+
+def test_tobytes_in_the_array_order():
+    x = numpy.asfortranarray(numpy.arange(6, dtype=numpy.int16).reshape(2, 3))
+    assert np.asarray(x).tobytes(order="A") == x.tobytes(order="A") != x.tobytes()
+
+
+def test_concatenate_of_fortran_arrays_is_fortran():
+    f = numpy.asfortranarray(numpy.ones((2, 3)))
+    assert np.concatenate([np.asarray(f), f]).strides == numpy.concatenate([f, f]).strides == (8, 32)
+
+
+def test_empty_array_has_zero_strides():
+    assert np.zeros((0, 3)).strides == numpy.zeros((0, 3)).strides == (0, 0)
