@@ -375,7 +375,25 @@ def _from_initial(t, axes, loop, mask, initial, product):
     if _fp_errors.watching():
         name = "multiply" if product else "add"
         _fp_errors.report(_fp_errors.flags(name, [total, start], [r]), "reduce")
+    if not product and _negative_zero(initial) and loop.torch.is_floating_point:
+        r = _negative_zero_sum(t, axes, mask, r)
     return r
+
+
+def _negative_zero(value):
+    """``value`` is the float -0.0 (a Python or NumPy scalar)."""
+    return isinstance(value, (float, numpy.floating)) and value == 0 and math.copysign(1.0, value) < 0
+
+
+def _negative_zero_sum(x, axes, mask, r):
+    """NumPy's sum from ``initial=-0.0`` is -0.0 where every item added is -0.0 (an
+    empty or masked-out slice included): torch's sum starts from +0.0 and -0.0 + +0.0
+    is +0.0. Any other item makes a zero sum +0.0, as IEEE addition rounds."""
+    negative = (x == 0) & torch.signbit(x)
+    if mask is not None:
+        negative = negative | ~mask
+    every = negative.all(dim=axes) if axes else negative
+    return torch.where(every & (r == 0), torch.full_like(r, -0.0), r)
 
 
 @normalizer
@@ -680,12 +698,30 @@ def _extreme(a, axis, out, keepdims, initial, where, largest, skip_nan):
         start = _initial_tensor(initial, a.dtype)
         if mask is not None:
             t = torch.where(mask, t, start)
+        items = _to_last(t if mask is None else mask, axes)
         x = _to_last(t, axes)
         x = torch.cat([start.expand(*x.shape[:-1], 1), x], -1)
     r = _extreme_value(x, largest, skip_nan)
+    if initial is not None and initial is not NO_VALUE and r.is_floating_point() and not skip_nan:
+        r = _item_zero_wins(x[..., 1:], None if mask is None else items, r, largest)
     if skip_nan:
         warn_when(_nan_mask(r), "All-NaN slice encountered")
     return _deliver(_shaped(r, a.shape, axes, keepdims), out)
+
+
+def _item_zero_wins(x, mask, r, largest):
+    """NumPy compares each item with the running extreme (``initial`` first) and keeps
+    the item on a tie, so max(-0.0, initial=0.0) is -0.0: a zero result takes the sign
+    of the slice's own zeros (``mask``: the items taking part), whatever the axis or
+    size. Among the items' own zeros NumPy's choice depends on their position (SIMD
+    loops); here min takes -0.0 and max +0.0 when both occur. nanmin/nanmax are left
+    out: NumPy's fmin/fmax keep initial's zero along an outer axis, and along the inner
+    one either zero depending on the size."""
+    zeros = x == 0 if mask is None else (x == 0) & mask
+    negative = torch.signbit(x) & zeros
+    sign_negative = negative.any(-1) if not largest else ~(zeros & ~negative).any(-1)
+    tie = (r == 0) & zeros.any(-1)
+    return torch.where(tie, torch.where(sign_negative, -0.0, 0.0).to(r.dtype), r)
 
 
 def _extreme_function(name, largest, skip_nan):
