@@ -27,7 +27,7 @@ import threading
 import numpy
 import torch
 
-from . import _coerce, _dtypes, _flatiter, _ufuncs, fft, linalg, random
+from . import _aligned, _coerce, _dtypes, _flatiter, _ufuncs, fft, linalg, random
 from ._fp_errors import tracing
 from ._index_tricks import AxisConcatenator
 from ._ndarray import ndarray
@@ -95,6 +95,8 @@ def public(fn, out_position=None):
     def call(*args, **kwargs):
         if _depth.inside or _tracing():
             return fn(*args, **kwargs)
+        if _aligned.needs_copies(args, kwargs):
+            return _aligned.through_copies(call, args, kwargs)
         _depth.inside = True
         try:
             result = fn(*args, **kwargs)
@@ -125,6 +127,8 @@ def _ufunc_call(fn):
     def call(self, *args, **kwargs):
         if _depth.inside or _tracing():
             return fn(self, *args, **kwargs)
+        if _aligned.needs_copies(args, kwargs):
+            return _aligned.through_copies(functools.partial(call, self), args, kwargs)
         _depth.inside = True
         try:
             result = fn(self, *args, **kwargs)
