@@ -14,6 +14,10 @@ Inductor's config does not carry custom passes across (they are not picklable), 
 child installs npcompile's post-grad passes itself, with the parent's pass decisions
 (which BLAS computes large products) and npcompile's settings.
 
+Inductor's check of the CPU's vector instructions (runtime/vec_isa.py) is published by
+whichever process makes it first, the child when it generates the code, and read by the
+worker when it loads the compiled graph.
+
 The first Inductor compile of a process also has the child make the machine's
 calibrations (``calibrate_in_child_first``) unless they are published already: their
 timing loops would otherwise run in the worker thread, on the user's CPU.
@@ -30,6 +34,7 @@ import os
 import threading
 
 from .. import config
+from . import vec_isa
 
 _STATE = threading.local()
 _POOL_LOCK = threading.Lock()
@@ -46,6 +51,8 @@ def out_of_process(backend=None, caller_limit=None):
     first such compile of the process has the child make this machine's calibrations,
     for this thread's thread limit and the ``caller_limit`` of the thread whose call
     queued the compile (see ``caller_limit``)."""
+    if _is_inductor(backend):
+        vec_isa.install()   # loading a compiled graph reads the machine's checks
     if not config.compile_out_of_process:
         yield
         return
@@ -268,6 +275,7 @@ def compile_in_child(pickled_input, env, settings):
     from ..passes import host_blas
     from ..passes.pipeline import post_grad_passes
 
+    vec_isa.install()   # the code generation checks; the parent reads its answers
     for name, value in settings["config"].items():
         setattr(config, name, value)
     decisions = settings["host_blas"]
