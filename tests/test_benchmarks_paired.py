@@ -96,3 +96,18 @@ def test_the_suite_reports_the_paired_median_not_the_ratio_of_times():
     lines = suite.condition_table([record], standard_conditions("contended")).splitlines()
     assert lines[2].split() == ["retired", "1.000", "2.000", "0.98"]
     assert suite.condition_lines([record], standard_conditions("contended"))[0].endswith(": none")
+
+
+def test_run_workload_records_the_paired_rounds_per_condition():
+    import npcompile
+    from benchmarks import suite
+    from benchmarks.conditions import standard_conditions
+    from benchmarks.workloads import by_name
+    compilers = {"npcompile": lambda fn: npcompile.jit(fn, backend="eager")}
+    record = suite.run_workload(by_name(["softmax"])[0], "tiny", compilers, suite.QUICK_TIMING,
+                                log=lambda m: None, conditions=standard_conditions("default,one_thread"))
+    assert record["rounds"] == {"default": 2, "one_thread": 2}
+    for condition in ("default", "one_thread"):
+        low, high = record["intervals"][condition]["npcompile"]
+        assert low <= record["speedups"][condition]["npcompile"] <= high
+    assert record["npcompile"]["speedup"] == record["speedups"]["default"]["npcompile"]
