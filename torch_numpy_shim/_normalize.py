@@ -123,15 +123,27 @@ def normalize_axis_tuple(axis, ndim, allow_duplicate=False):
 
 
 def where_mask(where):
-    """``where=`` as a bool tensor, or None for the default True. NumPy casts the mask
-    with the 'safe' rule, so an array of any other dtype is a TypeError."""
+    """``where=`` as a bool tensor, or None for the default True. NumPy casts an array
+    mask with the 'safe' rule, so an array of any other dtype is a TypeError; any other
+    value (a Python or NumPy scalar, a list: constants) it converts to bool item by
+    item, by truth: ``where=[1, 0, 2]`` is ``[True, False, True]``."""
     if where is True:
         return None
+    if not isinstance(where, (ndarray, numpy.ndarray)) and not holds_arrays(where):
+        return torch.from_numpy(numpy.array(where, dtype=bool))
     mask = asarray(where)
     if mask.dtype is not _dtypes.bool.dtype:
-        raise TypeError(f"Cannot cast array data from {mask.dtype!r} to dtype('bool') "
+        source = "scalar" if mask.ndim == 0 else "array data"
+        raise TypeError(f"Cannot cast {source} from {mask.dtype!r} to dtype('bool') "
                         "according to the rule 'safe'")
     return mask._t
+
+
+def holds_arrays(value):
+    """A (nested) list or tuple with a shim array inside (traced data: asarray's path)."""
+    if isinstance(value, ndarray):
+        return True
+    return isinstance(value, (list, tuple)) and any(holds_arrays(v) for v in value)
 
 
 def write_out(result, out, casting="same_kind"):

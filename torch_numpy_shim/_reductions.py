@@ -39,6 +39,7 @@ from ._normalize import (
     AxisLike,
     DTypeLike,
     OutArray,
+    holds_arrays,
     normalize_axis,
     normalize_axis_tuple,
     normalizer,
@@ -164,6 +165,37 @@ def _where_mask(where, shape):
     if not _broadcasts_to(tuple(mask.shape), shape):
         raise ValueError(f"operands could not be broadcast together with shapes {shape} {tuple(mask.shape)}")
     return mask.expand(shape)
+
+
+def _where_weights(where, shape):
+    """What NumPy's mean/var/std count per item for a ``where=`` that is not boolean:
+    ``add.reduce(broadcast_to(where, shape), dtype=intp)`` casts its items unsafely, so
+    ``where=[1, 0, 2]`` counts 3 items where the sum takes two (NumPy's quirk, matched;
+    an array of another dtype is counted so too, before its TypeError). None (count the
+    mask) for booleans and for what does not broadcast."""
+    if where is True:
+        return None
+    if isinstance(where, (ndarray, numpy.ndarray)) or holds_arrays(where):
+        values = asarray(where)
+        if values.dtype.kind == "b" or not _broadcasts_to(values.shape, shape):
+            return None
+        return loop_input(values._t, _dtypes.int64.dtype, "cast").expand(shape)
+    values = numpy.asarray(where)
+    if values.dtype.kind == "b":
+        return None
+    return torch.from_numpy(numpy.broadcast_to(values, shape).astype(numpy.intp))
+
+
+def _statistic_mask(where, shape):
+    """mean/var/std's (mask, weights, refusal): NumPy counts the items (warning for
+    short slices) before its sum refuses a mask that is not boolean (the TypeError)."""
+    weights = _where_weights(where, shape)
+    try:
+        return _where_mask(where, shape), weights, None
+    except TypeError as error:
+        if weights is None:
+            raise
+        return None, weights, error
 
 
 def _broadcasts_to(src, dst):
@@ -456,7 +488,7 @@ def _division_name(total, count, out):
     """NumPy divides an array result in place ('divide'); a scalar one as a scalar,
     which float64 and complex128 do in scalar math ('scalar divide') and the other
     dtypes, meeting the intp count, through the ufunc ('divide')."""
-    scalar = out is None and total.ndim == 0 and not isinstance(count, torch.Tensor)
+    scalar = out is None and total.ndim == 0
     wide = total.dtype in (torch.float64, torch.complex128)
     return "scalar divide" if scalar and wide else "divide"
 
@@ -473,17 +505,19 @@ def _report_division(total, count, name):
     _fp_errors.report(flags, name)
 
 
-def _mean(a, axes, dtype, out, keepdims, mask):
+def _mean(a, axes, dtype, out, keepdims, mask, weights=None, refused=None):
     half_precision = dtype is None and a.dtype is _dtypes.float16.dtype
     if dtype is None and _is_integral(a.dtype):
         dtype = _dtypes.float64.dtype
     elif half_precision:
         dtype = _dtypes.float32.dtype  # NumPy sums float16 in float32, then rounds back
     loop = _loop_dtype(a.dtype, dtype, out)
-    count = _count(a.shape, axes, mask)
+    count = _count(a.shape, axes, mask if weights is None else weights)
     empty = not _fp_errors.tracing() and _any_zero(count)
     if empty:   # NumPy warns before it sums (the sum's own warnings follow)
         _fp_errors.warn("Mean of empty slice")
+    if refused is not None:
+        raise refused
     total = _shaped(_sum_tensor(a._t, axes, loop, mask), a.shape, axes, keepdims)
     if isinstance(count, torch.Tensor):
         count = count.reshape(total.shape)
@@ -500,8 +534,8 @@ def _mean(a, axes, dtype, out, keepdims, mask):
 @normalizer
 def mean(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: OutArray = None,
          keepdims=False, *, where=True):
-    mask = _where_mask(where, a.shape)
-    return _mean(a, _statistic_axes(a, axis, mask), dtype, out, _keepdims(keepdims), mask)
+    mask, weights, refused = _statistic_mask(where, a.shape)
+    return _mean(a, _statistic_axes(a, axis, mask), dtype, out, _keepdims(keepdims), mask, weights, refused)
 
 
 def _ddof(ddof, correction):
@@ -519,17 +553,19 @@ def _squared_magnitude(x, dt):
     return _exact(torch.mul, dt, x, x)
 
 
-def _variance(a, axes, dtype, out, ddof, keepdims, mask, mean_):
+def _variance(a, axes, dtype, out, ddof, keepdims, mask, mean_, weights=None, refused=None):
     """NumPy's ``_var``: mean (kept dims), squared deviations, their sum in the loop
     dtype, divided by max(count - ddof, 0)."""
     if dtype is None and _is_integral(a.dtype):
         dtype = _dtypes.float64.dtype
-    count = _count(a.shape, axes, mask)
+    count = _count(a.shape, axes, mask if weights is None else weights)
     if _fp_errors.tracing():
         _warn_while_tracing(count, lambda n: n <= ddof, "Degrees of freedom <= 0 for slice")
     short = not _fp_errors.tracing() and _any_short(count, ddof)
     if short:
         _fp_errors.warn("Degrees of freedom <= 0 for slice")
+    if refused is not None:
+        raise refused
     if mean_ is None:
         kept = _result_shape(a.shape, axes, True)
         total = _sum_tensor(a._t, axes, dtype or _dtypes.sum_dtype(a.dtype), mask).reshape(kept)
@@ -612,9 +648,10 @@ def _deliver_variance(result, out, root):
 
 
 def _var_or_std(a, axis, dtype, out, ddof, keepdims, where, mean_, correction, root):
-    mask = _where_mask(where, a.shape)
+    mask, weights, refused = _statistic_mask(where, a.shape)
     axes = _statistic_axes(a, axis, mask)
-    result = _variance(a, axes, dtype, out, _ddof(ddof, correction), _keepdims(keepdims), mask, mean_)
+    result = _variance(a, axes, dtype, out, _ddof(ddof, correction), _keepdims(keepdims), mask, mean_,
+                       weights, refused)
     return _deliver_variance(result, out, root)
 
 
