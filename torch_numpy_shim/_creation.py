@@ -218,17 +218,18 @@ def copyto(dst, src, casting="same_kind", where=True):
 
 
 # ---- from shapes -------------------------------------------------------------------------
-def _new(shape, dtype, order, device, like):
+def _new(shape, dtype, order, device, like, fill=None):
     _check_order(order, "CF"), _check_device(device), _refuse_like(like)
-    return _layout.empty(_shape_tuple(shape), _default_float_or(dtype).torch, _layout.order_letter(order, "C"))
+    letter = _layout.order_letter(order, "C")
+    return _layout.empty(_shape_tuple(shape), _default_float_or(dtype).torch, letter, fill=fill)
 
 
 def zeros(shape, dtype=None, order="C", *, device=None, like=None):
-    return ndarray._wrap(_new(shape, dtype, order, device, like).zero_())
+    return ndarray._wrap(_new(shape, dtype, order, device, like, 0))
 
 
 def ones(shape, dtype=None, order="C", *, device=None, like=None):
-    return ndarray._wrap(_new(shape, dtype, order, device, like).fill_(1))
+    return ndarray._wrap(_new(shape, dtype, order, device, like, 1))
 
 
 def empty(shape, dtype=None, order="C", *, device=None, like=None):
@@ -243,7 +244,7 @@ def full(shape, fill_value, dtype=None, order="C", *, device=None, like=None):
     return out
 
 
-def _like(prototype, dtype, order, shape, device):
+def _like(prototype, dtype, order, shape, device, fill=None):
     """An uninitialised tensor shaped and laid out as NumPy's ``empty_like``: K follows the
     prototype's layout (its stride order where it is neither C nor F), A is F for a
     Fortran prototype."""
@@ -255,7 +256,7 @@ def _like(prototype, dtype, order, shape, device):
     dt = _dtypes.from_torch(converted.dtype) if dtype is None else _dtypes._as_dtype(dtype)
     shape = tuple(converted.shape) if shape is None else _shape_tuple(shape)
     letter = _layout.resolve(_layout.order_letter(order), proto, len(shape))
-    return _layout.empty(shape, dt.torch, letter, proto, converted.device)
+    return _layout.empty(shape, dt.torch, letter, proto, converted.device, fill)
 
 
 def empty_like(prototype, /, dtype=None, order="K", subok=True, shape=None, *, device=None):
@@ -263,11 +264,11 @@ def empty_like(prototype, /, dtype=None, order="K", subok=True, shape=None, *, d
 
 
 def zeros_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    return ndarray._wrap(_like(a, dtype, order, shape, device).zero_())
+    return ndarray._wrap(_like(a, dtype, order, shape, device, 0))
 
 
 def ones_like(a, dtype=None, order="K", subok=True, shape=None, *, device=None):
-    return ndarray._wrap(_like(a, dtype, order, shape, device).fill_(1))
+    return ndarray._wrap(_like(a, dtype, order, shape, device, 1))
 
 
 def full_like(a, fill_value, dtype=None, order="K", subok=True, shape=None, *, device=None):

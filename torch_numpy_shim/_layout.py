@@ -68,21 +68,25 @@ def _wanted(shape, order, proto):
     return tuple(strides_for(shape, order, proto))
 
 
-def empty(shape, dtype, order="C", proto=None, device=None):
-    """An uninitialised tensor laid out as NumPy lays out ``empty(shape, order=order)``
-    (``proto``: the tensor a K order follows)."""
+_FACTORIES = {None: torch.empty, 0: torch.zeros, 1: torch.ones}
+
+
+def empty(shape, dtype, order="C", proto=None, device=None, fill=None):
+    """A tensor laid out as NumPy lays out ``empty(shape, order=order)`` (``proto``: the
+    tensor a K order follows), uninitialised or filled with ``fill`` (0 or 1)."""
     shape = tuple(shape)
     if (order == "C" or len(shape) <= 1) and not _is_empty(shape):
-        return torch.empty(shape, dtype=dtype, device=device)
-    return torch.empty_strided(shape, _wanted(shape, order, proto), dtype=dtype, device=device)
+        return _FACTORIES[fill](shape, dtype=dtype, device=device)
+    t = torch.empty_strided(shape, _wanted(shape, order, proto), dtype=dtype, device=device)
+    return t if fill is None else t.fill_(fill)
 
 
 def keep_order_of(t, source, order="K"):
     """``t``, a new tensor of ``source``'s shape with its values, laid out as NumPy's copy of
     ``source`` with ``order`` (C, F, A or K); ``t`` itself when it already is."""
+    if order != "F" and t.is_contiguous() and source.is_contiguous() and 1 not in t.shape and t.numel():
+        return t   # the common case (C in, C out), decided without computing strides
     letter = resolve(order, source, source.ndim)
-    if letter == "C" and t.is_contiguous() and 1 not in t.shape and 0 not in t.shape:
-        return t   # the common case, decided without computing strides
     if t.ndim <= 1 and not _is_empty(t.shape) or t.stride() == _wanted(t.shape, letter, source):
         return t
     return empty(t.shape, t.dtype, letter, source, t.device).copy_(t)
@@ -91,6 +95,8 @@ def keep_order_of(t, source, order="K"):
 def copy_as(t, order):
     """A copy of ``t`` laid out as NumPy's ``copy(order=order)`` lays it out."""
     letter = resolve(order, t, t.ndim)
+    if letter == "C" and t.numel():
+        return t.clone(memory_format=torch.contiguous_format)   # torch's C strides are NumPy's
     return empty(t.shape, t.dtype, letter, t, t.device).copy_(t)
 
 
