@@ -8,17 +8,22 @@ the function as written is always exact (NumPy is the oracle; it is what every f
 does), so the only question is speed, and it is measured, not guessed.
 
 After a compiled entry (a segment starting at the function's entry, on the CPU) has
-served ``WARM`` calls, its next calls alternate between the compiled path and the
-function as written. Each is a real call of the user's, timed whole (breaks and resumed
-segments included), so nothing runs twice and inputs are mutated once per call, as
-written. After ``SAMPLES`` of each, the entry is retired to "as written" when NumPy's
-best time is below ``MARGIN`` times the compiled best; otherwise the compiled path keeps
-the entry for good. A trial stops at once for the compiled path when one call as
-written takes more than ``CLEARLY_SLOWER`` times the compiled best, and calls whose
-compiled best exceeds ``MAX_COMPILED_SECONDS`` are not tried at all: so a trial costs at
-most one slow call. ``npcompile.config.speed_trials`` turns it off; a retired entry's
-reason is in ``JitFunction.speed_decisions``.
+served ``WARM`` calls, its next calls come in pairs: one compiled, one as written, back to
+back, the order alternating from pair to pair. Each is a real call of the user's, timed
+whole (breaks and resumed segments included), so nothing runs twice and inputs are mutated
+once per call, as written. A pair's ratio (time as written / time compiled) compares two
+calls made under the same load, so a busy moment shifts both sides alike; best-of-N on
+each side instead compares each side's luckiest call, and under contention that verdict
+followed the noise (a 0.89x loss stayed compiled). After ``MIN_PAIRS`` pairs the trial
+decides when every ratio lies on one side of ``MARGIN``; otherwise it goes on to
+``MAX_PAIRS`` and decides on the median ratio: under ``MARGIN`` the entry is retired to
+"as written", otherwise the compiled path keeps it for good. A trial stops at once for
+the compiled path when one call as written takes more than ``CLEARLY_SLOWER`` times the
+compiled best, and calls whose compiled best exceeds ``MAX_COMPILED_SECONDS`` are not
+tried at all: so a trial costs at most one slow call. ``npcompile.config.speed_trials``
+turns it off; a retired entry's reason is in ``JitFunction.speed_decisions``.
 """
+import statistics
 import time
 
 from .. import config
@@ -28,10 +33,12 @@ from .entries import MISS
 
 #: Calls an entry serves compiled, untimed, before its trial (caches, first-touch pages).
 WARM = 1
-#: Timed calls of each kind (compiled, as written) a trial takes before it decides.
-SAMPLES = 3
-#: NumPy's best must be under this fraction of the compiled best to retire the entry:
-#: a margin for timer and scheduler noise, so that ties stay compiled.
+#: Pairs (a compiled call and a call as written) a trial takes before it decides...
+MIN_PAIRS = 3
+#: ... and at most, where the pairs' ratios fall on both sides of ``MARGIN``.
+MAX_PAIRS = 9
+#: A pair's ratio (time as written / time compiled) must be under this to count as NumPy
+#: being faster: a margin for timer and scheduler noise, so that ties stay compiled.
 MARGIN = 0.95
 #: A call as written slower than this many compiled calls ends the trial for the compiled
 #: path at once (the trial's cost stays one call).
@@ -52,7 +59,16 @@ class _Trial:
         self.written = []
 
     def next_is_written(self):
-        return len(self.written) < len(self.compiled)
+        """Pairs run compiled first, then as written first, and so on: the second call of
+        a pair finds caches the first warmed, which favours neither side over a trial."""
+        compiled, written = len(self.compiled), len(self.written)
+        if compiled != written:
+            return written < compiled
+        return compiled % 2 == 1
+
+    def ratios(self):
+        """Time as written / time compiled, for each complete pair."""
+        return [w / c for c, w in zip(self.compiled, self.written)]
 
 
 class Trials:
@@ -83,21 +99,27 @@ class Trials:
         return result
 
     def _decide(self, entry, trial):
+        if not trial.compiled:
+            return None
         best_compiled = min(trial.compiled)
         if best_compiled > MAX_COMPILED_SECONDS or entry.fast is None:
             return self._close(entry, None)
         if not trial.written:
             return None
-        best_written = min(trial.written)
-        if best_written > CLEARLY_SLOWER * best_compiled:
+        if min(trial.written) > CLEARLY_SLOWER * best_compiled:
             return self._close(entry, None)
-        if len(trial.written) < SAMPLES:
+        ratios = trial.ratios()
+        if len(trial.compiled) != len(trial.written) or len(ratios) < MIN_PAIRS:
             return None
-        if best_written < MARGIN * best_compiled:
+        if max(ratios) < MARGIN or (len(ratios) >= MAX_PAIRS and statistics.median(ratios) < MARGIN):
             entry.fast = self._as_written(entry)
-            return self._close(entry, f"{entry.label} runs as written: NumPy took {best_written * 1e6:.0f} us "
-                                      f"a call, the compiled code {best_compiled * 1e6:.0f} us")
-        return self._close(entry, None)
+            return self._close(entry, f"{entry.label} runs as written: NumPy took {statistics.median(ratios):.2f} "
+                                      f"times the compiled code's time (median of {len(ratios)} pairs of calls; "
+                                      f"{statistics.median(trial.written) * 1e6:.0f} us against "
+                                      f"{statistics.median(trial.compiled) * 1e6:.0f} us)")
+        if min(ratios) >= MARGIN or len(ratios) >= MAX_PAIRS:
+            return self._close(entry, None)
+        return None
 
     def _as_written(self, entry):
         """The retired entry's fast path: its guards (a call they reject may belong to

@@ -16,15 +16,22 @@ from .harness import assert_same
 
 class FakeClock:
     """``perf_counter`` for the trial: each call of the timed function advances it by the
-    cost of whichever path ran (``compiled`` or ``written`` seconds)."""
+    cost of whichever path ran (``compiled`` or ``written`` seconds; a list gives the costs
+    of that path's calls in turn, the last one repeating). ``order`` records the paths."""
 
     def __init__(self, compiled, written):
         self.now = 0.0
         self.cost = {"compiled": compiled, "written": written}
         self.path = None
+        self.order = []
 
     def perf_counter(self):
-        self.now += self.cost[self.path] if self.path else 0.0
+        if self.path:
+            cost = self.cost[self.path]
+            if isinstance(cost, list):
+                cost = cost.pop(0) if len(cost) > 1 else cost[0]
+            self.now += cost
+            self.order.append(self.path)
         self.path = None
         return self.now
 
@@ -78,7 +85,7 @@ def test_numpy_faster_retires_the_entry_and_every_call_stays_exact(clock):
         np.testing.assert_array_equal(a, expected)     # mutated once per call, as written
     assert len(jitted.speed_decisions) == 1 and "runs as written" in jitted.speed_decisions[0]
     assert jitted.trials is None                       # the hot path checks nothing more
-    assert len(CALLS_AS_WRITTEN) == speed_trials.SAMPLES
+    assert len(CALLS_AS_WRITTEN) == speed_trials.MIN_PAIRS
     # after the trial, calls run as written through the retired entry's guards: no compile
     before = jitted.compile_count
     assert_same(scale_in_place(expected, 1.5), jitted(a, 1.5))
@@ -165,3 +172,43 @@ def test_errors_during_a_trial_are_numpys(clock):
         jitted(np.arange(4.0), 2.0)
         with pytest.raises(TypeError):
             jitted(np.arange(4.0), "x")
+
+
+@pytest.mark.inductor
+def test_pairs_alternate_which_call_comes_first(clock):
+    fake = clock(compiled=100e-6, written=50e-6)
+    jitted = npcompile.jit(scale_in_place)
+    for _ in range(8):
+        jitted(np.arange(4.0), 2.0)
+    warm_call = ["compiled"]          # untimed, but the fake clock charges it too
+    assert fake.order == warm_call + ["compiled", "written", "written", "compiled", "compiled", "written"]
+    assert jitted.speed_decisions
+
+
+@pytest.mark.inductor
+def test_a_lucky_compiled_call_does_not_keep_a_losing_entry(clock):
+    """Best-of-three on each side kept this entry compiled (60 us against 90): the pairs'
+    ratios (1.5, 0.9, 0.9, ...) disagree, so the trial goes on to MAX_PAIRS and
+    retires it on their median."""
+    us = 1e-6
+    warm_call = 100 * us
+    fake = clock(compiled=[warm_call, 60 * us, 100 * us], written=[90 * us])
+    jitted = npcompile.jit(scale_in_place)
+    a, expected = np.arange(4.0), np.arange(4.0)
+    for _ in range(2 * speed_trials.MAX_PAIRS + 4):
+        assert_same(scale_in_place(expected, 1.5), jitted(a, 1.5))
+        np.testing.assert_array_equal(a, expected)
+    assert fake.order.count("written") == speed_trials.MAX_PAIRS
+    assert len(jitted.speed_decisions) == 1 and "median of 9 pairs" in jitted.speed_decisions[0]
+
+
+@pytest.mark.inductor
+def test_mixed_ratios_around_a_tie_stay_compiled(clock):
+    us = 1e-6
+    fake = clock(compiled=[100 * us], written=[90 * us, 104 * us, 99 * us, 102 * us, 93 * us, 101 * us,
+                                               97 * us, 100 * us, 105 * us])
+    jitted = npcompile.jit(scale_in_place)
+    for _ in range(2 * speed_trials.MAX_PAIRS + 4):
+        jitted(np.arange(4.0), 2.0)
+    assert fake.order.count("written") == speed_trials.MAX_PAIRS
+    assert jitted.speed_decisions == [] and jitted.trials is None and jitted.entries[0].fast is not None
