@@ -116,6 +116,32 @@ class BreakRecord:
         return f"{self.reason} ({self.filename}:{self.lineno})"
 
 
+class _ResumeTable(dict):
+    """Resume point ``(device, ((code, offset), ...))`` -> the segments that start there.
+    A key's hash hashes each code object (its bytecode and constants: 0.2-0.5 us, paid per
+    iteration of a loop the runtime drives), so single-frame points are also found by the
+    code's id (``sites``: (id(code), offset) -> (code, device, segments); holding the code
+    keeps its id unique). ``clear`` (npcompile.reset) empties both."""
+
+    def __init__(self):
+        super().__init__()
+        self.sites = {}
+
+    def entries_at(self, frames, device):
+        key = (device, tuple((f.code, f.ip) for f in frames))
+        entries = self.get(key)
+        if entries is None:
+            entries = self.setdefault(key, [])
+        if len(frames) == 1:
+            frame = frames[0]
+            self.sites[id(frame.code), frame.ip] = (frame.code, device, entries)
+        return entries
+
+    def clear(self):
+        super().clear()
+        self.sites.clear()
+
+
 _TRANSIENT = object()   # _new_entry: this state runs uncompiled this once, nothing cached
 
 
@@ -137,7 +163,7 @@ class JitFunction(Jitted):
         self.device = device
         self.options = dict(options or {})
         self.entries = []            # segments starting at the function's entry
-        self.resume_entries = {}     # resume point -> segments starting there
+        self.resume_entries = _ResumeTable()   # resume point -> segments starting there
         self.breaks = []             # every BreakRecord met while compiling
         self.events = None           # when a list: (kind, entry) of segments run, for explain()
         code = fn.__code__
@@ -270,14 +296,11 @@ class JitFunction(Jitted):
         try:
             if runner is not None:
                 runner.run_break()
-            if len(frames) == 1:
-                frame = frames[0]
-                key = (device, ((frame.code, frame.ip),))
+            site = self.resume_entries.sites.get((id(frames[0].code), frames[0].ip)) if len(frames) == 1 else None
+            if site is not None and site[0] is frames[0].code and site[1] is device:
+                entries = site[2]
             else:
-                key = (device, tuple((f.code, f.ip) for f in frames))
-            entries = self.resume_entries.get(key)
-            if entries is None:
-                entries = self.resume_entries.setdefault(key, [])
+                entries = self.resume_entries.entries_at(frames, device)
             if self.events is None:   # a loop body's hot path: each fast path checks its own guards once
                 for entry in entries:
                     fast = entry.fast

@@ -22,6 +22,9 @@ from . import liveness, loops, numpy_map, scalars
 from .frame import NO_VALUE, NULL, Frame, Resume
 from .resident import DeviceArray
 
+#: jumps that pop a condition and test its truth (3.11's and 3.12+'s names)
+_CONDITION_JUMPS = frozenset({"POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "POP_JUMP_FORWARD_IF_TRUE",
+                              "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE"})
 _ITERATOR_TYPES = tuple(type(it) for it in (iter([]), iter(()), iter(range(0)), enumerate([]),
                                             zip(), reversed([]), iter({}), iter({}.values()),
                                             iter({}.items())))
@@ -172,6 +175,8 @@ class _Encoder:
                 isinstance(value, types.BuiltinMethodType) and not isinstance(value.__self__, types.ModuleType):
             return f"getattr({self(value.__self__)}, {value.__name__!r})"
         if isinstance(value, loops.RangeCursor):   # the real iterator, advanced past the chunk
+            if not value.advanced:   # one iteration per run: the iterator as it is, no call
+                return self.name(value, value.source.expr)
             return self.name(value, f"{p.const(loops.advance)}({value.source.expr}, {value.advanced})")
         if isinstance(value, loops.SymRange):
             return self.name(value, f"range({self(value.start)}, {self(value.stop)}, {self(value.step)})")
@@ -225,7 +230,20 @@ class _Encoder:
                 expression = f"_resident(out[{len(self.tensors) - 1}])"
             self.p.conversions.append(f"{name} = {expression}")
 
-    def frame(self, f, k):
+    def condition(self, f, top):
+        """The expression for the top of the stack of the frame a break stops in before a
+        conditional jump, when that is a computed 0-d bool array: a Python ``bool`` (the
+        jump pops it unseen; ``item`` is cheaper than NumPy's scalar, once per iteration
+        of a loop the runtime drives). Its own graph output, kept out of ``memo``: any
+        other use of the value gets NumPy's scalar. None otherwise."""
+        value = f.stack[-1] if top and self.resident and f.stack else None
+        if not isinstance(value, ShimArray) or not value._scalar or value.dtype.kind != "b" or \
+                id(value) in self.end.shim_inputs or f.instructions[f.ip].opname not in _CONDITION_JUMPS:
+            return None
+        self.tensors.append(value._t)
+        return f"out[{len(self.tensors) - 1}].item()"
+
+    def frame(self, f, k, top=False):
         function = self.p.const(f.function) if k == 0 else self(f.function)
         dead = liveness.dead_locals(f.code, f.ip)   # never read again: no graph output for them
         live = {name: v for name, v in f.locals.items() if name not in dead}
@@ -233,7 +251,9 @@ class _Encoder:
             if _computed(v, self.end.shim_inputs):
                 self.computed.add(f"L[{k}].locals[{name!r}]")
         locals_ = "{" + ", ".join(f"{name!r}: {self.slot(v)}" for name, v in live.items()) + "}"
-        stack = "[" + ", ".join(self.slot(v) for v in f.stack) + "]"
+        condition = self.condition(f, top)
+        values = f.stack[:-1] if condition is not None else f.stack
+        stack = "[" + ", ".join([self.slot(v) for v in values] + [condition] * (condition is not None)) + "]"
         cells = "{" + ", ".join(f"{k!r}: {self.cell(c)}" for k, c in f.cells.items()) + "}"
         yielded = "None" if f.yielded is None else self(f.yielded)
         return (f"_frame({function}, {self.p.const(f.code)}, {f.ip}, {f.lineno}, {locals_}, {stack}, "
@@ -258,7 +278,8 @@ def plan(end, resident=False):
         encode.tensors.append(torch.stack(flags).any())
         p.any_flag = f"out[{len(encode.tensors) - 1}]"
     if isinstance(end.result, Resume):
-        frames = [encode.frame(f, k) for k, f in enumerate(end.result.frames)]
+        last = len(end.result.frames) - 1
+        frames = [encode.frame(f, k, k == last) for k, f in enumerate(end.result.frames)]
         p.result = f"_Resume([{', '.join(frames)}], {p.const(frozenset(encode.computed))})"
     else:
         p.result = encode(end.result)
