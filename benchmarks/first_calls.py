@@ -35,6 +35,11 @@ RESULTS = Path(__file__).parent / "results" / "runs"
 #: Yielding`` off), for comparison (not run unless named).
 UNPAUSED = "npcompile-background-unpaused"
 
+#: Background compiles whose worker thread and compile process run at niceness 19 instead
+#: of 10 (``background.WORKER_NICENESS``, ``compile_process.CHILD_NICENESS``): what the
+#: calls' run-queue wait owes to them (not run unless named).
+NICEST = "npcompile-background-nice19"
+
 #: NumPy with the malloc thresholds ``npcompile.jit`` sets (npcompile/runtime/memory.py):
 #: the baseline a background compile's uncompiled calls really run on, so that what the
 #: compile costs them is not hidden by what the thresholds save (not run unless named).
@@ -69,6 +74,9 @@ def _wrap(system, fn):
         if system == UNPAUSED:
             from npcompile.runtime import background
             background.BUSY_SHARE = None
+        if system == NICEST:
+            from npcompile.runtime import background, compile_process
+            background.WORKER_NICENESS = compile_process.CHILD_NICENESS = 19
         return npcompile.jit(fn, compile="background")
     return npcompile.jit(fn)
 
@@ -276,7 +284,7 @@ def main(argv=None):
     parser.add_argument("--size", default="default", choices=("default", "tiny"))
     parser.add_argument("--caches", nargs="*", default=["cold", "warm"], choices=("cold", "warm"))
     parser.add_argument("--systems", nargs="*",
-                        help=f"systems to run (default: all found; also {NUMPY_KEPT_MEMORY}, {UNPAUSED})")
+                        help=f"systems to run (default: all found; also {NUMPY_KEPT_MEMORY}, {UNPAUSED}, {NICEST})")
     parser.add_argument("--rounds", type=int, default=1, help="rounds, the systems alternating in each")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="an npcompile.config setting for every process (repeatable)")
