@@ -58,8 +58,14 @@ def strides_for(shape, order, proto=None):
     return _dense(shape, axes)
 
 
+def _has(shape, size):
+    """Whether a dimension is ``size``; a symbolic one (a traced size) never counts, so
+    asking adds no guard (tracing specialises sizes 0 and 1 anyway)."""
+    return any(isinstance(d, int) and d == size for d in shape)
+
+
 def _is_empty(shape):
-    return any(isinstance(d, int) and d == 0 for d in shape)
+    return _has(shape, 0)
 
 
 def _wanted(shape, order, proto):
@@ -84,7 +90,7 @@ def empty(shape, dtype, order="C", proto=None, device=None, fill=None):
 def keep_order_of(t, source, order="K"):
     """``t``, a new tensor of ``source``'s shape with its values, laid out as NumPy's copy of
     ``source`` with ``order`` (C, F, A or K); ``t`` itself when it already is."""
-    if order != "F" and t.is_contiguous() and source.is_contiguous() and 1 not in t.shape and t.numel():
+    if order != "F" and t.is_contiguous() and source.is_contiguous() and not _has(t.shape, 1) and not _has(t.shape, 0):
         return t   # the common case (C in, C out), decided without computing strides
     letter = resolve(order, source, source.ndim)
     if t.ndim <= 1 and not _is_empty(t.shape) or t.stride() == _wanted(t.shape, letter, source):
@@ -95,7 +101,7 @@ def keep_order_of(t, source, order="K"):
 def copy_as(t, order):
     """A copy of ``t`` laid out as NumPy's ``copy(order=order)`` lays it out."""
     letter = resolve(order, t, t.ndim)
-    if letter == "C" and t.numel():
+    if letter == "C" and not _has(t.shape, 0):
         return t.clone(memory_format=torch.contiguous_format)   # torch's C strides are NumPy's
     return empty(t.shape, t.dtype, letter, t, t.device).copy_(t)
 

@@ -24,3 +24,13 @@ def test_compiled_results_have_numpy_layout(backend, order):
         for e, g in zip(expected, got, strict=True):
             assert type(g) is numpy.ndarray and g.strides == e.strides
             numpy.testing.assert_array_equal(g, e)
+
+
+def test_layout_follows_inputs_of_new_sizes():
+    """Later calls with other sizes (traced with symbolic sizes) keep NumPy's layout."""
+    compiled = npcompile.jit(fortran_work, backend="eager")
+    for shape in ((3, 4), (5, 6), (7, 2)):
+        x = numpy.asfortranarray(numpy.arange(float(numpy.prod(shape))).reshape(shape))
+        for e, g in zip(fortran_work(x.copy(order="K")), compiled(x.copy(order="K")), strict=True):
+            assert g.strides == e.strides
+            numpy.testing.assert_array_equal(g, e)
