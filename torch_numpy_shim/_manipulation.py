@@ -640,7 +640,8 @@ def roll(a: ArrayLike, shift, axis=None):
     dims = tuple(total)
     sizes = [a.shape[d] for d in dims]
     amounts = tuple(s % n if n else 0 for s, n in zip(total.values(), sizes))
-    return ndarray._wrap(restored(movable(a._t).roll(amounts, dims), a._t.dtype))
+    rolled = restored(movable(a._t).roll(amounts, dims), a._t.dtype)
+    return ndarray._wrap(_layout.keep_order_of(rolled, a._t))   # NumPy rolls into empty_like(a)
 
 
 @normalizer
@@ -749,7 +750,7 @@ def delete(arr: ArrayLike, obj, axis=None):
                     raise IndexError(f"index {p} is out of bounds for axis {axis} with size {n}")
             doomed = {p % n for p in flat}
     keep = [i for i in range(n) if i not in doomed]
-    return ndarray._wrap(_take_along(arr._t, axis, keep))
+    return ndarray._wrap(_layout.keep_order_of(_take_along(arr._t, axis, keep), arr._t, "A"))
 
 
 @normalizer
@@ -808,7 +809,7 @@ def insert(arr: ArrayLike, obj, values, axis=None):
         if slot not in taken:
             slot_source[slot] = next(originals)
     joined = restored(torch.cat((movable(arr._t), movable(block_t)), axis), arr._t.dtype)
-    return ndarray._wrap(_take_along(joined, axis, slot_source))
+    return ndarray._wrap(_layout.keep_order_of(_take_along(joined, axis, slot_source), arr._t, "A"))
 
 
 def _broadcast_block(block_, shape):
@@ -924,7 +925,7 @@ def pad(array, pad_width, mode="constant", **kwargs):
     for axis, ((before, after), extra) in enumerate(zip(widths, values)):
         if before or after:
             t = _PADDERS[mode](t, axis, before, after, extra, odd)
-    return ndarray._wrap(t)
+    return ndarray._wrap(_layout.keep_order_of(t, arr._t, "A"))   # NumPy pads into F for a Fortran array
 
 
 def _filled(t, axis, width, value):

@@ -205,3 +205,20 @@ def test_concatenate_of_fortran_arrays_is_fortran():
 
 def test_empty_array_has_zero_strides():
     assert np.zeros((0, 3)).strides == numpy.zeros((0, 3)).strides == (0, 0)
+
+
+# NumPy fills these into empty_like(a) (roll) or an array of a's order A (pad, insert, delete)
+FILLED = {
+    "roll": lambda m, x: m.roll(x, 1, axis=0),
+    "pad": lambda m, x: m.pad(x, 1),
+    "pad_edge": lambda m, x: m.pad(x, ((1, 0),) * x.ndim, mode="edge"),
+    "insert": lambda m, x: m.insert(x, 1, 0.0, axis=0),
+    "delete": lambda m, x: m.delete(x, 0, axis=-1),
+}
+
+
+@pytest.mark.parametrize("name", ["c3", "f2", "f3", "perm3a", "slicef", "t2", "row", "col_t"])
+@pytest.mark.parametrize("fn", sorted(FILLED))
+def test_filled_results(fn, name):
+    x, given = _as_input(name, "shim")
+    _same_layout(FILLED[fn](numpy, x), FILLED[fn](np, given))
