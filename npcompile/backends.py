@@ -7,7 +7,7 @@ import re
 
 import torch
 
-from . import threads
+from . import threads, vec_isa
 from .compiled import CompiledGraph
 
 
@@ -69,7 +69,8 @@ def inductor(gm, example_inputs):
 
     The vector width of a C++ graph's kernels is chosen here, from the captured graph,
     and holds for its whole compile (npcompile/passes/vector_width.py), so that it is
-    part of the key of Inductor's FX graph cache."""
+    part of the key of Inductor's FX graph cache. Inductor's check of the CPU's vector
+    instructions is shared by the machine's processes (npcompile/vec_isa.py)."""
     from torch._guards import TracingContext, tracing
     from torch._inductor import compile as inductor_compile
     from torch._inductor.compile_fx import compile_fx_inner
@@ -80,6 +81,7 @@ def inductor(gm, example_inputs):
     from .passes import vector_width
     from .passes.pipeline import post_grad_passes
 
+    vec_isa.install()
     fake_mode = fake_mode_of(gm, example_inputs)
     passes = post_grad_passes()
     single = threads.single_threaded(gm)

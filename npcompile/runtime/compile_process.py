@@ -14,7 +14,7 @@ Inductor's config does not carry custom passes across (they are not picklable), 
 child installs npcompile's post-grad passes itself, with the parent's pass decisions
 (which BLAS computes large products) and npcompile's settings.
 
-Inductor's check of the CPU's vector instructions (runtime/vec_isa.py) is published by
+Inductor's check of the CPU's vector instructions (npcompile/vec_isa.py) is published by
 whichever process makes it first, the child when it generates the code, and read by the
 worker when it loads the compiled graph.
 
@@ -33,8 +33,7 @@ import contextlib
 import os
 import threading
 
-from .. import config
-from . import vec_isa
+from .. import config, vec_isa
 
 _STATE = threading.local()
 _POOL_LOCK = threading.Lock()

@@ -1,5 +1,5 @@
 """Inductor's vector-instruction checks are made once per machine and cache directory
-(npcompile/runtime/vec_isa.py): a later process reads the answers instead of compiling
+(npcompile/vec_isa.py): a later process reads the answers instead of compiling
 and loading test programs again."""
 import json
 import os
@@ -8,12 +8,11 @@ import sys
 import textwrap
 import time
 
-from npcompile import calibrations
-from npcompile.runtime import vec_isa
+from npcompile import calibrations, vec_isa
 
 _PROCESS = textwrap.dedent("""
     import json
-    from npcompile.runtime import vec_isa
+    from npcompile import vec_isa
     vec_isa.install()
     vec_isa.install()   # once only: not wrapped twice
     from torch._inductor import cpu_vec_isa
@@ -79,3 +78,19 @@ def test_a_failed_check_expires(tmp_path, monkeypatch):
     assert vec_isa.shared_check(isa, "int f();", lambda: True) is True   # checked again
     with open(path) as f:
         assert "expires" not in json.load(f)
+
+
+_BLOCKING = textwrap.dedent("""
+    import numpy as np
+    import npcompile
+    from torch._inductor import cpu_vec_isa
+    npcompile.jit(lambda a: a * 2 + 1, compile="blocking")(np.arange(3.0))
+    print(getattr(cpu_vec_isa.VecISA.check_build, "_npcompile_shared", False))
+""")
+
+
+def test_a_blocking_compile_shares_the_checks_too(tmp_path):
+    env = dict(os.environ, TORCHINDUCTOR_CACHE_DIR=str(tmp_path))
+    done = subprocess.run([sys.executable, "-c", _BLOCKING], capture_output=True, text=True, env=env,
+                          timeout=600, check=True)
+    assert done.stdout.strip().splitlines()[-1] == "True"

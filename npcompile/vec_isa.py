@@ -19,7 +19,7 @@ probe that timed out on a loaded machine.
 import hashlib
 import time
 
-from .. import calibrations
+from . import calibrations
 
 #: The published answers' name in the calibrations folder.
 NAME = "vec-isa-check"
