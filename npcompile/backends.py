@@ -47,8 +47,13 @@ def aot_eager(gm, example_inputs):
 
 #: Inductor's thread settings: kernels that read OpenMP's count when called, or none
 #: parallel at all (see ``inductor`` and npcompile/threads.py).
-DYNAMIC_THREADS = {"cpp.dynamic_threads": True}
-SINGLE_THREAD = {"cpp.threads": 1}
+#: NumPy rounds every float16 ufunc's result to float16; Inductor computes a fused chain
+#: in float32 and rounds only its end, so ``a * 1000 / 1000`` stayed finite where NumPy
+#: overflows. With ``emulate_precision_casts`` the tracing marks each float16/bfloat16 op
+#: and the kernels round there (graphs without those dtypes are unchanged).
+ROUND_EACH_OP = {"emulate_precision_casts": True}
+DYNAMIC_THREADS = {"cpp.dynamic_threads": True, **ROUND_EACH_OP}
+SINGLE_THREAD = {"cpp.threads": 1, **ROUND_EACH_OP}
 
 
 def inductor(gm, example_inputs):
