@@ -77,7 +77,7 @@ class Program:
             raise NotNative(f"helper {fn.__name__!r} is recursive")
         self.active.add(key)
         try:
-            params = list(inspect.signature(fn).parameters)
+            params = list(inspect.signature(fn, follow_wrapped=False).parameters)
             name = f"{self.prefix}h{len(self.specs)}_{fn.__name__}"
             lowering = self.make_lowering(fn, dict(zip(params, types)), self, name, depth)
             lowering.source()
@@ -131,7 +131,7 @@ def bind(fn, nargs, keywords):
     ('default', value), as Python binds a call with ``nargs`` positional arguments and
     these keyword names (NotNative where Python would raise TypeError)."""
     try:
-        bound = inspect.signature(fn).bind(*[("arg", i) for i in range(nargs)],
+        bound = inspect.signature(fn, follow_wrapped=False).bind(*[("arg", i) for i in range(nargs)],
                                            **{k: ("keyword", k) for k in keywords})
     except TypeError as exc:
         raise NotNative(f"a call of {fn.__name__!r} Python would refuse ({exc})") from None

@@ -177,7 +177,7 @@ def call_key(fn, args, kwargs=None):
     per call, and a refusal for large arrays does not stand for small ones."""
     from npcompile.native.lower import NESTED_WIDE_ELEMENTS
     try:
-        bound = inspect.signature(fn).bind(*args, **(kwargs or {}))
+        bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **(kwargs or {}))
     except TypeError:
         return None
     bound.apply_defaults()
@@ -200,7 +200,7 @@ def try_compile(fn, args, kwargs=None, *, loop_kernels_only=True):
     from npcompile.native import gather, intops, support
     from npcompile.native.lower import PREFIX, Lowering
     try:
-        signature = inspect.signature(fn)
+        signature = inspect.signature(fn, follow_wrapped=False)
         bound = signature.bind(*args, **(kwargs or {}))
         bound.apply_defaults()
         values = dict(bound.arguments)

@@ -585,7 +585,7 @@ def _binder(fn):
     calling it binds exactly as CPython binds ``fn``, messages included. Its defaults are
     set from ``fn`` before each use."""
     params, previous = [], None
-    for param in inspect.signature(fn).parameters.values():
+    for param in inspect.signature(fn, follow_wrapped=False).parameters.values():
         kind = param.kind
         if previous == param.POSITIONAL_ONLY and kind != param.POSITIONAL_ONLY:
             params.append("/")

@@ -865,7 +865,7 @@ def bind_arguments(fn, args, kwargs):
             not code.co_flags & 0x0C:
         return dict(zip(code.co_varnames, args))
     import inspect
-    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
     bound.apply_defaults()
     return dict(bound.arguments)
 
