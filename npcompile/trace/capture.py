@@ -17,7 +17,7 @@ from torch_numpy_shim import _errors as shim_errors
 from torch_numpy_shim import _graph_warnings
 
 from ..errors import GraphBreak, RestartTrace
-from . import fp_state, liveness, outputs, sources
+from . import fp_state, liveness, outputs, resident, sources
 from .guards import Guards
 from .interpreter import ArrayInput, Tracer, negative_strides, supported_dtype
 from .resident import DeviceArray
@@ -222,10 +222,8 @@ def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("
             with shim_errors.collecting_checks() as checks, _graph_warnings.collecting() as warned:
                 result = tracer.run(list(placeholders))
             end = _segment_end(tracer, result, checks, warned)
-            # arrays only frames hold at a break stay tensors (``DeviceArray``) on every
-            # device: on the CPU a loop the runtime drives then skips tensor -> ndarray ->
-            # tensor each iteration (issue 14); real code that reaches one gets its ndarray
-            plan, tensors = outputs.plan(end, resident=not tracer.saw_tensor_input)
+            numpy_program = not tracer.saw_tensor_input
+            plan, tensors = outputs.plan(end, resident.keeps_resident(device) and numpy_program, numpy_program)
             ends.append((end, plan))
             return tensors
 

@@ -101,9 +101,10 @@ class _Encoder:
     """Turns traced values into expressions; each object is built once (``memo``), so
     values shared in the trace stay shared in the result."""
 
-    def __init__(self, end, p, resident):
+    def __init__(self, end, p, resident, numpy_program=False):
         self.end = end
         self.p = p
+        self.numpy_program = numpy_program   # a loop's test may be a Python bool (``condition``)
         self.tensors = []
         self.memo = {}
         self.resident = resident   # arrays only frames hold may stay on the device
@@ -236,7 +237,7 @@ class _Encoder:
         jump pops it unseen; ``item`` is cheaper than NumPy's scalar, once per iteration
         of a loop the runtime drives). Its own graph output, kept out of ``memo``: any
         other use of the value gets NumPy's scalar. None otherwise."""
-        value = f.stack[-1] if top and self.resident and f.stack else None
+        value = f.stack[-1] if top and self.numpy_program and f.stack else None
         if not isinstance(value, ShimArray) or not value._scalar or value.dtype.kind != "b" or \
                 id(value) in self.end.shim_inputs or f.instructions[f.ip].opname not in _CONDITION_JUMPS:
             return None
@@ -261,12 +262,12 @@ class _Encoder:
                 f"{f.error_on_graph_break}, {f.fullgraph})")
 
 
-def plan(end, resident=False):
+def plan(end, resident=False, numpy_program=False):
     """Encode a segment's end (its result, checks and side effects); returns (plan,
     output tensors). ``resident``: arrays that only frames hold at a break stay on the
-    device."""
+    device. ``numpy_program``: no torch tensor among the inputs (results are NumPy's)."""
     p = OutputPlan()
-    encode = _Encoder(end, p, resident)
+    encode = _Encoder(end, p, resident, numpy_program)
     for condition in end.checks:
         encode.tensors.append(condition)
         p.checks.append(f"out[{len(encode.tensors) - 1}]")
