@@ -10,6 +10,7 @@ and then stored the way NumPy stores them (``out=``, ``where=``, scalars for 0-d
 """
 import builtins
 import functools
+import inspect
 import warnings
 
 import numpy
@@ -273,6 +274,19 @@ class ufunc:
         self._half = half  # compute float16 in float32 and round once
         self._reorderable = reorderable
         self.__doc__ = self._np.__doc__
+
+    @property
+    def __signature__(self):
+        """What ``inspect.signature`` shows for NumPy's ufunc: the inputs positional-only
+        (x, or x1, x2), ``out``, then the keywords."""
+        p = inspect.Parameter
+        names = ["x"] if self.nin == 1 else [f"x{i + 1}" for i in range(self.nin)]
+        out = None if self.nout == 1 else (None,) * self.nout
+        keywords = (("where", True), ("casting", "same_kind"), ("order", "K"), ("dtype", None),
+                    ("subok", True), ("signature", None))
+        return inspect.Signature([p(n, p.POSITIONAL_ONLY) for n in names]
+                                 + [p("out", p.POSITIONAL_OR_KEYWORD, default=out)]
+                                 + [p(k, p.KEYWORD_ONLY, default=v) for k, v in keywords])
 
     def __repr__(self):
         return f"<ufunc '{self.__name__}'>"
@@ -623,8 +637,8 @@ class ufunc:
         for k in range(flat_index.shape[0]):  # one element at a time: repeats accumulate
             i = flat_index[k:k + 1]
             rhs = ndarray._wrap(bt[k:k + 1]) if bt is not None else operand
-            value = self._at_value(ndarray._wrap(flat[i]), rhs, a)
-            flat.index_copy_(0, i, _to_dtype(value, a.dtype))
+            value = _to_dtype(self._at_value(ndarray._wrap(flat[i]), rhs, a), a.dtype)
+            _bits(flat).index_copy_(0, i, _bits(value))
         if not a._t.is_contiguous():
             a._t.copy_(flat.reshape(a.shape))
 
@@ -632,6 +646,15 @@ class ufunc:
         args = (current,) if rhs is None else (current, rhs)
         result = self(*args, out=ndarray._wrap(torch.empty_like(current._t)), casting="unsafe")
         return result._t
+
+
+#: torch has no index_copy_ for these: their bits travel as the signed type of their width
+_SIGNED_BITS = {torch.uint16: torch.int16, torch.uint32: torch.int32, torch.uint64: torch.int64}
+
+
+def _bits(t):
+    """``t``, or a view of its bits where torch cannot copy its dtype by index."""
+    return t.view(_SIGNED_BITS[t.dtype]) if t.dtype in _SIGNED_BITS else t
 
 
 def _check_reduction_out(found, shape, axes, keepdims, name):

@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 import torch_numpy_shim as shim
-from tests.oracle import SUPPORTED_DTYPES, arrays, check, dtypes
+from tests.oracle import SUPPORTED_DTYPES, arrays, assert_same, check, dtypes
 
 UNARY = ["negative", "positive", "absolute", "fabs", "sign", "reciprocal", "sqrt", "cbrt",
          "square", "exp", "exp2", "expm1", "log", "log2", "log10", "log1p", "sin", "cos", "tan",
@@ -531,3 +531,24 @@ def test_complex_integer_powers_are_numpys(dtype, n):
             return xp.power(a, n)
 
     check(power, values)
+
+
+@pytest.mark.parametrize("dtype", ["uint16", "uint32", "uint64"])
+@pytest.mark.parametrize("name", ["add", "subtract", "multiply", "maximum", "bitwise_xor"])
+def test_ufunc_at_on_wide_unsigned_arrays(name, dtype):
+    """ufunc.at on uint16/32/64 (torch has no index_copy_ for them): NumPy's values,
+    repeated indices applied each time, wrapping modulo 2**bits."""
+    expected = numpy.arange(6, dtype=dtype) * 3
+    actual = shim.asarray(expected.copy())
+    indices, values = [0, 0, 5, 2], numpy.array([40000, 7, 1, 2 ** 15], dtype=dtype)
+    getattr(numpy, name).at(expected, indices, values)
+    getattr(shim, name).at(actual, indices, shim.asarray(values))
+    assert_same(expected, shim.to_numpy(actual))
+
+
+@pytest.mark.parametrize("name", ["exp", "add", "frexp", "divmod", "modf", "logical_not"])
+def test_ufunc_signature_as_numpy(name):
+    """inspect.signature of a ufunc: NumPy 2.4's positional inputs, out= and keywords."""
+    import inspect
+
+    assert inspect.signature(getattr(shim, name)) == inspect.signature(getattr(numpy, name))
