@@ -77,11 +77,25 @@ def _propagate(root, links, came_from):
             _propagate(copy, links, link)
 
 
+#: NumPy's message for a write into a read-only array, by writer (default: setitem's)
+_READ_ONLY = {"put": "put: output array is read-only", "putmask": "putmask: output array is read-only",
+              "_sort": "sort array is read-only", "_partition": "partition array is read-only",
+              "shuffle": "array is read-only", "fill_diagonal": "underlying array is read-only",
+              "place": "WRITEBACKIFCOPY base is read-only"}
+_WRITES_READ_ONLY = {"at"}   # NumPy 2.4's ufunc.at writes into read-only arrays
+
+
 def writes(position):
-    """Decorate a shim function that writes into its argument at ``position``."""
+    """Decorate a shim function that writes into its argument at ``position``: a
+    read-only array there raises NumPy's ValueError before anything is written."""
     def decorate(fn):
+        message = _READ_ONLY.get(fn.__name__, "assignment destination is read-only")
+        check = fn.__name__ not in _WRITES_READ_ONLY
+
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
+            if check and len(args) > position and isinstance(args[position], ndarray):
+                args[position]._check_writeable(message)
             result = fn(*args, **kwargs)
             if _LIVE:
                 written(args[position])

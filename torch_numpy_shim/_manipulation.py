@@ -282,14 +282,15 @@ def broadcast_to(array: ArrayLike, shape, subok=False):
     if builtins.any(s != 1 and s != d for s, d in zip(array.shape, dims[lead:])):
         raise ValueError(f"operands could not be broadcast together with remapped shapes "
                          f"[original->remapped]: {array.shape}  and requested shape {dims}")
-    return array._view(array._t.expand(dims))
+    return array._view(array._t.expand(dims), readonly=True)   # NumPy's view is read-only
 
 
 def broadcast_arrays(*args, subok=False):
-    """A tuple (NumPy 2); arrays already of the common shape come back unchanged."""
+    """A tuple (NumPy 2); arrays already of the common shape come back unchanged. The
+    others are writeable views, as NumPy's still are (it only warns on a write)."""
     arrays = [_coerce.asarray(a) for a in args]
     common = _broadcast_shape(*(a.shape for a in arrays))
-    return tuple(a if a.shape == common else broadcast_to(a, common) for a in arrays)
+    return tuple(a if a.shape == common else a._view(a._t.expand(common)) for a in arrays)
 
 
 def broadcast_shapes(*args):
@@ -668,14 +669,14 @@ def rot90(m: ArrayLike, k=1, axes=(0, 1)):
 
 @normalizer
 def diagonal(a: ArrayLike, offset=0, axis1=0, axis2=1):
-    """A view, as NumPy's (which is read-only there)."""
+    """A view, read-only as NumPy's."""
     if a.ndim < 2:
         raise ValueError("diag requires an array of at least two dimensions")
     axis1 = normalize_axis(axis1, a.ndim)
     axis2 = normalize_axis(axis2, a.ndim)
     if axis1 == axis2:
         raise ValueError("axis1 and axis2 cannot be the same")
-    return a._view(torch.diagonal(a._t, operator.index(offset), axis1, axis2))
+    return a._view(torch.diagonal(a._t, operator.index(offset), axis1, axis2), readonly=True)
 
 
 # ---- resizing, inserting, deleting ----------------------------------------------------

@@ -38,6 +38,7 @@ def _binary(function):
         return function(other, self)
 
     def inplace(self, other):
+        self._check_writeable("output array is read-only")
         out = {} if self._scalar else {"out": self}   # NumPy scalars are immutable: rebind
         if _squares(function, self, other):
             return _ufuncs.square(self, **out)
@@ -184,6 +185,7 @@ def _set_shape(self, new_shape):
 
 
 def _set_flat(self, value):
+    self._check_writeable("array is read-only")
     flatiter(self)[...] = value
 
 

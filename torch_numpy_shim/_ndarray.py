@@ -1,5 +1,6 @@
-"""The shim's ndarray: a torch.Tensor plus the two facts NumPy keeps that torch does not,
-whether the value is a NumPy scalar and which array owns the memory (``base``).
+"""The shim's ndarray: a torch.Tensor plus the three facts NumPy keeps that torch does not,
+whether the value is a NumPy scalar, which array owns the memory (``base``) and whether
+writes through it are refused (NumPy's read-only views: ``broadcast_to``, ``diagonal``).
 
 Every function module builds on this class, so it holds only what needs the tensor and
 dtype metadata. What an array does through those functions (operators are ufuncs,
@@ -20,7 +21,7 @@ __all__ = ["ndarray"]
 class ndarray:
     """A NumPy array (or NumPy scalar, when ``_scalar``) backed by ``_t``."""
 
-    __slots__ = ("_t", "_scalar", "_base", "__weakref__")
+    __slots__ = ("_t", "_scalar", "_base", "_readonly", "__weakref__")
     __array_ufunc__ = None  # numpy.ndarray <op> shim array defers to our reflected ops
     __array_priority__ = 1000
 
@@ -31,17 +32,26 @@ class ndarray:
         self._t = torch.empty(shape, dtype=_dtypes._as_dtype(dtype).torch)
         self._scalar = False
         self._base = None
+        self._readonly = False
 
     # ---- construction helpers used throughout the shim ---------------------------
     @classmethod
     def _wrap(cls, tensor, scalar=False, base=None):
         self = object.__new__(cls)
-        self._t, self._scalar, self._base = tensor, scalar, base
+        self._t, self._scalar, self._base, self._readonly = tensor, scalar, base, False
         return self
 
-    def _view(self, tensor):
-        """Wrap ``tensor``, a torch view of this array, so ``base`` follows NumPy."""
-        return ndarray._wrap(tensor, False, self._base if self._base is not None else self)
+    def _view(self, tensor, readonly=False):
+        """Wrap ``tensor``, a torch view of this array, so ``base`` follows NumPy; a view
+        of a read-only array is read-only, and so is one NumPy makes so (``readonly``)."""
+        view = ndarray._wrap(tensor, False, self._base if self._base is not None else self)
+        view._readonly = readonly or self._readonly
+        return view
+
+    def _check_writeable(self, message="assignment destination is read-only"):
+        """NumPy's ValueError for a write into a read-only array, raised before any write."""
+        if self._readonly:
+            raise ValueError(message)
 
     # ---- metadata -----------------------------------------------------------------
     @property
@@ -109,8 +119,9 @@ class ndarray:
     def imag(self):
         if self._t.is_complex():
             return self._view(torch.imag(self._t))
-        zeros = torch.zeros_like(self._t)
-        return ndarray._wrap(zeros, self._scalar)
+        zeros = ndarray._wrap(torch.zeros_like(self._t), self._scalar)
+        zeros._readonly = not self._scalar   # NumPy: a read-only array of zeros
+        return zeros
 
     @imag.setter
     def imag(self, value):
@@ -225,7 +236,7 @@ class _Flags:
 
     @property
     def writeable(self):
-        return True
+        return not self._a._readonly
 
     @property
     def owndata(self):
