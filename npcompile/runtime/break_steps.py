@@ -57,6 +57,7 @@ _PLAIN_NUMBERS = frozenset({bool, int, float, numpy.bool_, numpy.float16, numpy.
 _PLAIN = _PLAIN_NUMBERS | _PURE_ITERATORS | {type(None), str, complex, numpy.complex128, numpy.complex64}
 _MAX_JUMPS = 16
 _UNCHANGED = object()   # a site's steps set no line number: the frame keeps its own
+_EXHAUSTED = object()
 
 # The handlers ask their runner only for ``truth``, ``back_edge`` and ``check_iterator``,
 # which a RealRunner answers without touching its own state: one serves every thread.
@@ -158,14 +159,25 @@ def _for_iter_site(code, ip):
     target = index_of[jump.argval]
     for_iter = instructions[target]
     line = jump.starts_line
+    if for_iter.starts_line is not None:
+        line = for_iter.starts_line
+    body = target + 1
 
     def step(frame, stack):
-        if type(stack[-1]) not in _PURE_ITERATORS or not _plain_stack(stack):
+        iterator = stack[-1]
+        if type(iterator) not in _PURE_ITERATORS or not _plain_stack(stack):
             return False
-        frame.ip = target
+        value = next(iterator, _EXHAUSTED)   # a built-in iterator: its next runs no user code
+        if value is _EXHAUSTED:   # the loop's exit, as FOR_ITER's handler takes it (asked again: still exhausted)
+            frame.ip = target
+            if jump.starts_line is not None:
+                frame.lineno = jump.starts_line
+            _step(frame, for_iter)
+            return True
+        frame.ip = body   # FOR_ITER pushed the next item: its handler, inlined (once per iteration)
         if line is not None:
             frame.lineno = line
-        _step(frame, for_iter)
+        stack.append(value)
         return True
     return step
 

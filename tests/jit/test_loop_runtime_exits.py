@@ -128,3 +128,17 @@ def test_reset_forgets_the_loop_body_segments_found_by_code():
     np.testing.assert_array_equal(jitted(*args), relax(*args))
     assert jitted.compile_count > 0 and jitted.resume_entries.sites
 
+
+
+def test_a_for_loops_next_item_is_taken_without_the_opcode_handler(monkeypatch):
+    """quick_step takes a built-in iterator's next item itself; FOR_ITER's handler runs
+    only for the loop's exit (counted; the results are NumPy's)."""
+    from npcompile.trace.opcodes import REAL_HANDLERS
+    jitted = npcompile.jit(relax, backend="eager")
+    args = (np.sin(np.linspace(0.0, 3.0, 16)), 30)
+    jitted(*args)
+    calls = []
+    handler = REAL_HANDLERS["FOR_ITER"]
+    monkeypatch.setitem(REAL_HANDLERS, "FOR_ITER", lambda *a: calls.append(1) or handler(*a))
+    np.testing.assert_array_equal(jitted(*args), relax(*args))
+    assert len(calls) <= 1
