@@ -123,6 +123,31 @@ def _safe_int_divisor(b):
     return torch.where(bad, torch.ones((), dtype=b.dtype), b)
 
 
+def uint64_divmod(a, b):
+    """Unsigned 64-bit (a // b, a % b) on the int64 bit patterns (torch divides uint64
+    not at all): a divisor >= 2**63 goes 0 or 1 times; a smaller one divides half of
+    ``a`` (a logical shift, so non-negative), the doubled quotient is short by at most
+    one. A zero divisor gives 0 and 0, as NumPy's loop."""
+    x, y = a.view(torch.int64), b.view(torch.int64)
+    zero, big = y == 0, y < 0
+    small = torch.where(zero | big, torch.ones((), dtype=torch.int64), y)
+    half = torch.bitwise_right_shift(x, 1) & (2 ** 63 - 1)
+    q = torch.div(half, small, rounding_mode="trunc") * 2
+    r = x - q * small
+    short = _unsigned_at_least(r, small)
+    q, r = torch.where(short, q + 1, q), torch.where(short, r - small, r)
+    once = _unsigned_at_least(x, y).to(torch.int64)
+    q, r = torch.where(big, once, q), torch.where(big, x - once * y, r)
+    nothing = torch.zeros((), dtype=torch.int64)
+    q, r = torch.where(zero, nothing, q), torch.where(zero, nothing, r)
+    return q.view(torch.uint64), r.view(torch.uint64)
+
+
+def _unsigned_at_least(x, y):
+    """x >= y for int64 tensors read as uint64 (the sign bit flipped keeps the order)."""
+    return torch.bitwise_xor(x, INT64_MIN) >= torch.bitwise_xor(y, INT64_MIN)
+
+
 def _fmod_float(a, b):
     """Exact C fmod. torch's fmod is exact except where ``a / b`` overflows (a divisor
     tiny next to ``a``: subnormal, or 1e-300 against 1e10), where it gives NaN. Since
@@ -196,6 +221,8 @@ def divide_by_real(a, b):
 def floor_divide(a, b):
     if _is_float(a):
         return _float_divmod(a, b)[0]
+    if a.dtype == torch.uint64:
+        return uint64_divmod(a, b)[0]
     q = torch.div(a, _safe_int_divisor(b), rounding_mode="floor")
     if a.dtype.is_signed:
         q = torch.where(b == -1, torch.neg(a), q)
@@ -205,6 +232,8 @@ def floor_divide(a, b):
 def remainder(a, b):
     if _is_float(a):
         return _float_divmod(a, b)[1]
+    if a.dtype == torch.uint64:
+        return uint64_divmod(a, b)[1]
     r = torch.remainder(a, _safe_int_divisor(b))
     return torch.where(b == 0, _zero(r), r)
 
@@ -212,12 +241,16 @@ def remainder(a, b):
 def divmod_(a, b):
     if _is_float(a):
         return _float_divmod(a, b)
+    if a.dtype == torch.uint64:
+        return uint64_divmod(a, b)
     return floor_divide(a, b), remainder(a, b)
 
 
 def fmod(a, b):
     if _is_float(a):
         return _fmod_float(a, b)
+    if a.dtype == torch.uint64:
+        return uint64_divmod(a, b)[1]
     r = torch.fmod(a, _safe_int_divisor(b))
     return torch.where(b == 0, _zero(r), r)
 

@@ -27,7 +27,7 @@ ALIASES = {"true_divide": "divide", "mod": "remainder", "abs": "absolute", "conj
            "pow": "power", "bitwise_invert": "invert", "bitwise_left_shift": "left_shift",
            "bitwise_right_shift": "right_shift"}
 # values the shim refuses rather than answering wrongly (no exact torch kernel for uint64)
-UINT64_REFUSED = {"floor_divide", "remainder", "fmod", "divmod", "gcd", "lcm"}
+UINT64_REFUSED = {"gcd", "lcm"}
 # transcendental results: torch and NumPy may differ by a few ulps
 LOOSE = {"float16": 4e-3, "float32": 1e-5, "complex64": 1e-5, "float64": 1e-11, "complex128": 1e-11}
 
@@ -269,11 +269,11 @@ def test_int64_uint64_mixed_comparisons(name):
     check(_call(name), b[:, None], a[None, :])
 
 
-def test_uint64_division_is_refused():
+def test_uint64_gcd_is_refused():
+    """(uint64 division is exact now: test_uint64_division_as_numpy.)"""
     a = shim.asarray(numpy.array([5], dtype=numpy.uint64))
-    for op in (shim.floor_divide, shim.remainder, shim.fmod, shim.gcd):
-        with pytest.raises(shim.UnsupportedError):
-            op(a, a)
+    with pytest.raises(shim.UnsupportedError):
+        shim.gcd(a, a)
 
 
 # ---- NEP 50 Python ints out of range -------------------------------------------------------
@@ -552,3 +552,18 @@ def test_ufunc_signature_as_numpy(name):
     import inspect
 
     assert inspect.signature(getattr(shim, name)) == inspect.signature(getattr(numpy, name))
+
+
+@pytest.mark.parametrize("name", ["floor_divide", "remainder", "fmod", "divmod"])
+def test_uint64_division_as_numpy(name):
+    """uint64 floor_divide/remainder/fmod/divmod (torch has no uint64 division): NumPy's
+    values over the whole range, a divisor of 0 giving 0 with NumPy's warning."""
+    from tests.shim.test_fp_warnings import check_reports
+
+    edges = numpy.array([0, 1, 2, 3, 7, 2 ** 32, 2 ** 63 - 1, 2 ** 63, 2 ** 63 + 1, 2 ** 64 - 2, 2 ** 64 - 1],
+                        dtype=numpy.uint64)
+    rng = numpy.random.default_rng(0)
+    a = numpy.concatenate([numpy.repeat(edges, edges.size), rng.integers(0, 2 ** 64 - 1, 500, numpy.uint64)])
+    b = numpy.concatenate([numpy.tile(edges, edges.size),
+                           rng.integers(1, 2 ** 64 - 1, 500, numpy.uint64) >> rng.integers(0, 64, 500).astype(numpy.uint64)])
+    check_reports(lambda xp: getattr(xp, name)(xp.asarray(a), xp.asarray(b)))
