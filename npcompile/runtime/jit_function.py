@@ -185,6 +185,7 @@ class JitFunction(Jitted):
         self._graphs = 0             # graphs captured so far, to name them in warnings
         self._computed = frozenset()  # Resume.computed of the state being resumed now
         self.trials = None           # speed_trials.Trials while an entry's speed is under trial
+        self.trial_threads = None    # the thread count the trials ran under (a new one reopens them)
         self.speed_decisions = []    # entries retired to "as written": NumPy measured faster
         _ALL.add(self)
 
@@ -224,9 +225,20 @@ class JitFunction(Jitted):
                 if kernel.guard(args, kwargs):
                     return kernel(*args, **kwargs)
         L = args if not kwargs and self._simple and len(args) == self._argcount else self.bind(args, kwargs)
+        if self.trial_threads is not None and torch.get_num_threads() != self.trial_threads:
+            self._reopen_trials()
         if self.trials is not None and device is devices.CPU and self.events is None:
             return self._trial_call(entries, L, args, kwargs, device, native_path)
         return self._run_entries(entries, L, args, kwargs, device, native_path)
+
+    def _reopen_trials(self):
+        """Speed verdicts measured under another thread count: decide again under this one
+        (speed_trials' docstring)."""
+        self.trials = self.trials or speed_trials.Trials(self.fn, self._simple, self.speed_decisions)
+        self.trials.threads = self.trial_threads = torch.get_num_threads()
+        speed_trials.reopen(self.trials, [e for e in self.entries if speed_trials.applies(self, e)])
+        if not self.trials.pending:
+            self.trials = None
 
     def _trial_call(self, entries, L, args, kwargs, device, native_path):
         """A call while an entry is under a speed trial (``speed_trials``); one that no
@@ -386,6 +398,7 @@ class JitFunction(Jitted):
             entries.append(entry)
             if resume_frames is None and entries is self.entries and speed_trials.applies(self, entry):
                 self.trials = self.trials or speed_trials.Trials(self.fn, self._simple, self.speed_decisions)
+                self.trial_threads = self.trials.threads
                 self.trials.add(entry)
         return entry
 

@@ -6,6 +6,7 @@ The clock is the trial's own (``speed_trials.time``), replaced here by one that 
 each kind of call a fixed time, so the decisions do not depend on this machine's load."""
 import numpy as np
 import pytest
+import torch
 
 import npcompile
 from npcompile import config
@@ -212,3 +213,39 @@ def test_mixed_ratios_around_a_tie_stay_compiled(clock):
         jitted(np.arange(4.0), 2.0)
     assert fake.order.count("written") == speed_trials.MAX_PAIRS
     assert jitted.speed_decisions == [] and jitted.trials is None and jitted.entries[0].fast is not None
+
+
+@pytest.fixture
+def threads_back():
+    before = torch.get_num_threads()
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.mark.inductor
+def test_another_thread_count_tries_again(clock, threads_back):
+    """A verdict holds for the thread count it was measured under: compiled code faster on
+    this count, NumPy faster on one thread (a product chain's BLAS threads, say)."""
+    torch.set_num_threads(2)
+    fake = clock(compiled=10e-6, written=500e-6)
+    jitted = npcompile.jit(scale_in_place)
+    a, expected = np.arange(4.0), np.arange(4.0)
+
+    def calls(n):
+        for _ in range(n):
+            assert_same(scale_in_place(expected, 1.5), jitted(a, 1.5))
+            np.testing.assert_array_equal(a, expected)
+
+    calls(6)
+    assert jitted.speed_decisions == [] and jitted.trials is None
+    torch.set_num_threads(1)
+    fake.cost = {"compiled": 100e-6, "written": 50e-6}
+    calls(12)
+    assert len(jitted.speed_decisions) == 1 and jitted.trials is None
+    before = jitted.compile_count
+    torch.set_num_threads(2)
+    fake.cost = {"compiled": 10e-6, "written": 500e-6}
+    CALLS_AS_WRITTEN.clear()
+    calls(6)
+    assert jitted.speed_decisions == [] and len(CALLS_AS_WRITTEN) == 1   # compiled again, at once
+    assert jitted.compile_count == before                                # no compile to get there
