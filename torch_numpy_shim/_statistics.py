@@ -35,7 +35,7 @@ from ._normalize import (
 )
 from ._numpy_version import NUMPY_2_5
 from ._sorting import insertion_points
-from ._ufunc_kernels import complex_from_parts
+from ._ufunc_kernels import complex_from_parts, complex_full
 
 __all__ = ["median", "nanmedian", "percentile", "quantile", "nanpercentile", "nanquantile",
            "average", "cov", "corrcoef", "histogram", "histogram_bin_edges", "histogram2d",
@@ -152,6 +152,14 @@ def nanmedian(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, overwri
     return _median(a, axis, out, keepdims, ignore_nan=a.dtype.kind in "fc")
 
 
+def _nan_full(shape, dtype, device, imag=math.nan):
+    """NaN (NaN + imag*j for complex) filled tensor; complex fills are built from real
+    parts, as FX cannot print a complex NaN constant in a graph's code."""
+    if dtype.is_complex:
+        return complex_full(shape, math.nan, imag, dtype, device)
+    return torch.full(shape, math.nan, dtype=dtype, device=device)
+
+
 def _nan_of_empty(a, axis, out, keepdims):
     """NumPy's nan-functions answer an empty input with ``nanmean``: NaN in the reduced
     shape (whatever q is)."""
@@ -159,8 +167,7 @@ def _nan_of_empty(a, axis, out, keepdims):
     shape = tuple(1 if d in axes else s for d, s in enumerate(a.shape)) if keepdims else \
         tuple(s for d, s in enumerate(a.shape) if d not in axes)
     res = _mean_dtypes(a.dtype)[1]
-    fill = complex(math.nan, math.nan) if res.kind == "c" else math.nan
-    result = torch.full(shape, fill, dtype=res.torch, device=a._t.device)
+    result = _nan_full(shape, res.torch, a._t.device)
     warn_each_run("Mean of empty slice")
     return finish(result, out, scalar=not keepdims, casting="unsafe")
 
@@ -173,8 +180,7 @@ def _median(a, axis, out, keepdims, ignore_nan):
     data = _int_image(_sort_dim0(layout.data))
     n = layout.n
     if n == 0:
-        fill = complex(math.nan, math.nan) if res.kind == "c" else math.nan
-        result = torch.full(layout.kept_shape, fill, dtype=res.torch, device=data.device)
+        result = _nan_full(layout.kept_shape, res.torch, data.device)
         _warn_empty_mean(tuple(layout.kept_shape))
     elif ignore_nan:
         result = _nanmedian_sorted(data, layout, acc, res)
@@ -204,7 +210,7 @@ def _nanmedian_sorted(data, layout, acc, res):
         none = cast_tensor(layout.data[-1:], acc)
     else:   # NumPy's masked median, filled with NaN
         middle = (low + high) / _const(2, low)
-        none = torch.full_like(middle, complex(math.nan, 0) if res.kind == "c" else math.nan)
+        none = _nan_full(middle.shape, middle.dtype, middle.device, imag=0.0)
     return cast_tensor(torch.where(valid == 0, none, middle)[0], res)
 
 

@@ -40,6 +40,15 @@ def complex_from_parts(real, imag):
     return torch.view_as_complex(torch.stack((real, imag), -1))
 
 
+def complex_full(shape, real, imag, dtype, device=None):
+    """``torch.full(shape, complex(real, imag))`` built from real fills: FX prints a
+    complex constant with a NaN part as ``(nan+nanj)``, a NameError in the graph's code
+    (every backend then runs the call uncompiled)."""
+    part = dtype.to_real()
+    return complex_from_parts(torch.full(shape, real, dtype=part, device=device),
+                              torch.full(shape, imag, dtype=part, device=device))
+
+
 # ---- uint64 as int64 -----------------------------------------------------------------
 def uint64_to_ordered(t):
     """uint64 -> int64 keeping the order (flip the top bit), for comparisons/max/min."""
@@ -289,7 +298,7 @@ def _complex_power(a, b):
     result = torch.where(_small_integer_exponent(b), _complex_integer_power(a, b), torch.pow(a, b))
     a_zero = a == 0
     positive_real = torch.real(b) > 0
-    nan = torch.full((), complex(math.nan, math.nan), dtype=result.dtype)
+    nan = complex_full((), math.nan, math.nan, result.dtype, result.device)
     result = torch.where(a_zero, torch.where(positive_real, torch.zeros((), dtype=result.dtype), nan), result)
     return torch.where(b == 0, torch.ones((), dtype=result.dtype), result)
 
@@ -394,7 +403,7 @@ def _complex_sign(z):
     towards_im = complex_from_parts(zero_r, torch.sign(im))
     unit = torch.where(re_inf & ~im_inf, towards_re, unit)
     unit = torch.where(im_inf & ~re_inf, towards_im, unit)
-    nan = torch.full((), complex(math.nan, math.nan), dtype=z.dtype)
+    nan = complex_full((), math.nan, math.nan, z.dtype, z.device)
     unit = torch.where(re_inf & im_inf, nan, unit)
     return torch.where(mag == 0, torch.zeros((), dtype=z.dtype), unit)
 
