@@ -7,6 +7,7 @@ indexing module's, ``astype`` and the conversions to NumPy are ``_coerce``'s. Ev
 behaviour keeps exactly one implementation.
 """
 import builtins
+import operator
 
 from . import _coerce, _flipped, _indexing, _layout, _manipulation, _products, _reductions, _sorting, _ufuncs
 from ._dtypes import _as_dtype
@@ -28,16 +29,39 @@ def _squares(function, array, other):
     return function is _ufuncs.power and not array._scalar and type(other) is int and other == 2
 
 
+#: Python's sequences that repeat by ``*`` (a range is read as an array instead)
+_REPEATED = (list, tuple, str, bytes, bytearray)
+
+
+def _repeats(function, array, other):
+    """``[0] * n`` with ``n`` a NumPy scalar repeats the list, as in NumPy (its scalars
+    leave a sequence to Python, which repeats by ``__index__``); an array multiplies."""
+    return function is _ufuncs.multiply and array._scalar and isinstance(other, _REPEATED)
+
+
+def _repeat(scalar, sequence):
+    """``sequence * scalar``: only integer scalars repeat, with Python's TypeError else."""
+    if scalar.dtype.kind not in "iu":
+        raise TypeError(f"can't multiply sequence by non-int of type 'numpy.{scalar.dtype.type.__name__}'")
+    return sequence * operator.index(scalar)
+
+
 def _binary(function):
     def forward(self, other):
         if _squares(function, self, other):
             return _ufuncs.square(self)
+        if _repeats(function, self, other):
+            return _repeat(self, other)
         return function(self, other)
 
     def reflected(self, other):
+        if _repeats(function, self, other):
+            return _repeat(self, other)
         return function(other, self)
 
     def inplace(self, other):
+        if _repeats(function, self, other):
+            return _repeat(self, other)
         self._check_writeable("output array is read-only")
         out = {} if self._scalar else {"out": self}   # NumPy scalars are immutable: rebind
         if _squares(function, self, other):
