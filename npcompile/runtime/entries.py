@@ -16,7 +16,7 @@ from .. import threads
 from ..backends import CompiledGraph
 from ..errors import BackendFailed, RerunUncompiled
 from ..trace.resident import DeviceArray
-from . import devices, failures, layouts, read_only, state_reads, view_replay
+from . import devices, failures, layouts, read_only, state_reads, view_replay, warning_filters
 from .graph_effects import GraphEffects
 
 MISS = object()
@@ -208,6 +208,8 @@ def _fast_path(entry, compiled):
     writeable = read_only.writeable_check(context["written_numpy"])
     if writeable is not None:
         lines += [f"if not ({writeable}):", "    raise RerunUncompiled()"]
+    if _warns_after_writing(cap):
+        lines += ["if _warnings_may_raise():", "    raise RerunUncompiled()"]
     if entry.write is not None:
         lines.append(f"tensors = {inputs}")
         call = "compiled(*tensors)"
@@ -224,12 +226,22 @@ def _fast_path(entry, compiled):
     namespace.update(cap.output_plan.namespace(globals_dict, closure, cap.tensor_outputs))
     namespace.update(MISS=MISS, compiled=compiled, boxed=boxed, entry=entry, _t=_to_tensor(device),
                      RerunUncompiled=RerunUncompiled, _view=read_only.view_converter(namespace["_array"]),
+                     _warnings_may_raise=warning_filters.may_raise,
                      _aligned=layouts.aligned_complex128, _replay=view_replay.replay,
                      **{f"_steps{k}": steps for k, (_, steps) in replays.items()})
     exec(compile(source, "<npcompile call>", "exec"), namespace)
     fast = namespace["fast"]
     fast.source = source
     return fast
+
+
+def _warns_after_writing(cap):
+    """Whether the segment writes into its inputs and may warn (a message the graph's
+    flags decide, or its ``warn_if`` op): where a warning would raise, it must run as
+    written, before any write (runtime/warning_filters.py)."""
+    warns = cap.output_plan.warn_in_place or any(
+        str(node.target).startswith("torch_numpy_shim.warn_if") for node in cap.gm.graph.nodes)
+    return warns and bool(GraphEffects(cap.gm).written)
 
 
 def transfers(cap, device):

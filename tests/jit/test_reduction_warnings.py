@@ -204,3 +204,34 @@ def test_a_value_check_before_a_write_still_runs_as_written(rows):
     """nanargmin's ValueError is a value check, which a segment writing into its inputs
     cannot defer (capture refuses it: a break): out[0] stays written as in NumPy."""
     _assert_like_numpy(store_argmin, (np.zeros(2), rows))
+
+
+def store_empty_slice_mean(out, x):
+    """Writes into its input and warns from the graph's own op (a size known while tracing)."""
+    out[0] = x[:0].mean()
+    out[1] = 1.0
+    return out
+
+
+@pytest.mark.parametrize("backend", ["eager", pytest.param("inductor", marks=pytest.mark.inductor)])
+@pytest.mark.parametrize("fn, args", [(store_mean, (np.zeros(2), X, NONE)), (store_empty_slice_mean, (np.zeros(2), X))],
+                         ids=["flag", "graph_op"])
+@pytest.mark.parametrize("filters", [("error",), ("error", RuntimeWarning)], ids=["all", "runtime"])
+def test_warnings_as_errors_raise_before_any_write(fn, args, filters, backend):
+    """With warnings turned into errors NumPy raises at the warning, before the writes
+    that follow it: the segment runs as written where a filter may raise."""
+    def run(f):
+        inputs = [a.copy() for a in args]
+        with warnings.catch_warnings():
+            warnings.simplefilter(*filters)
+            with pytest.raises(RuntimeWarning, match="Mean of empty slice"):
+                f(*inputs)
+        return inputs
+
+    expected = run(fn)
+    jitted = npcompile.jit(fn, backend=backend)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        jitted(*[a.copy() for a in args])        # compiled under the ordinary filters
+    for _ in range(2):
+        assert_same(expected, run(jitted), path="inputs after the error")
