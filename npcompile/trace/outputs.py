@@ -170,6 +170,8 @@ class _Encoder:
             return p.const(value.np)
         if isinstance(value, types.CellType):
             return self.cell(value)
+        if isinstance(value, types.MethodType) and isinstance(value.__self__, ShimArray):
+            return f"getattr({self(value.__self__)}, {_numpy_method_name(value)!r})"
         if isinstance(value, types.MethodType):
             return f"_method({self(value.__func__)}, {self(value.__self__)})"
         if isinstance(value, scalars.ScalarMethod) or \
@@ -356,6 +358,16 @@ def _rebuild(fn, args, state):
     if state is not None:
         it.__setstate__(state)
     return it
+
+
+def _numpy_method_name(method):
+    """The name a shim array's bound method has on the NumPy object the array becomes
+    (``a.__setitem__``, ``a.sum``): the real array's own method stands in for it."""
+    name = method.__func__.__name__
+    kind = numpy.generic if method.__self__._scalar else numpy.ndarray
+    if not hasattr(kind, name):
+        raise GraphBreak(f"the shim's method {name!r} has no NumPy counterpart to leave a compiled function")
+    return name
 
 
 def to_numpy_object(value):
