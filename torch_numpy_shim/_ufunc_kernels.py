@@ -409,7 +409,9 @@ def _complex_sign(z):
 
 
 def reciprocal(t):
-    if _is_float(t) or _is_complex(t):
+    if _is_complex(t):
+        return _complex_reciprocal(t)
+    if _is_float(t):
         return torch.reciprocal(t)
     if t.dtype == torch.uint64:
         return (t == 1).to(torch.uint64)
@@ -419,6 +421,21 @@ def reciprocal(t):
     if t.dtype in (torch.int32, torch.int64):  # NumPy: (int)(1.0 / 0) is MIN on x86
         one = torch.where(t == 0, torch.full((), torch.iinfo(t.dtype).min, dtype=t.dtype), one)
     return one
+
+
+def _complex_reciprocal(z):
+    """NumPy's own complex reciprocal loop, not its division (nor torch's): Smith's
+    ratio taken over the larger part, so 1/0j is nan+nanj (0/0 ratio; 1 / 0j divides
+    to inf+nanj) and 1/(inf+0j) is 0-0j (division gives 0+0j). Written as NumPy's C
+    (``-r/d``, ``-1/d``) so the signs of zeros and NaNs come out alike."""
+    re, im = torch.real(z), torch.imag(z)
+    real_larger = im.abs() <= re.abs()
+    r = torch.where(real_larger, im / re, re / im)
+    d = torch.where(real_larger, re + im * r, re * r + im)
+    one = torch.ones((), dtype=d.dtype, device=d.device)
+    real = torch.where(real_larger, one / d, r / d)
+    imag = torch.where(real_larger, torch.neg(r) / d, torch.neg(one) / d)
+    return complex_from_parts(real, imag)
 
 
 def cbrt(t):
