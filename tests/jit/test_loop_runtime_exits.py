@@ -10,14 +10,7 @@ import pytest
 
 import npcompile
 from tests.jit.harness import compare_call
-
-
-def relax(u, steps):
-    for _ in range(steps):
-        u = u + 0.25 * (np.roll(u, 1) - 2.0 * u + np.roll(u, -1))
-        if np.max(np.abs(u)) < 1e-3:
-            break
-    return u
+from tests.jit.test_loop_runtime_iterations import relax
 
 
 def halve(r, tol):
