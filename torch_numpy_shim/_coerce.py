@@ -25,11 +25,15 @@ def _refuse_numpy_object(obj):
 
 
 def _from_numpy_array(arr, copy=False):
-    """A NumPy array as a tensor: zero-copy on the CPU where strides allow."""
+    """A NumPy array as a tensor: zero-copy on the CPU where strides allow. A copy keeps
+    the array's layout (order K: a reversed Fortran array stays Fortran) and is made for
+    memory torch must not address: negative, unaligned or misaligned strides (some
+    kernels crash on misaligned data) and read-only memory."""
     _refuse_numpy_object(arr)
     _dtypes._from_numpy_dtype(arr.dtype)  # UnsupportedError for dtypes we cannot hold
-    if copy or any(s < 0 or s % arr.itemsize for s in arr.strides) or not arr.flags.writeable:
-        arr = arr.copy()
+    if copy or not (arr.flags.aligned and arr.flags.writeable) or any(s < 0 or s % arr.itemsize
+                                                                     for s in arr.strides):
+        arr = arr.copy(order="K")
     if arr.dtype.char in "qQ":  # long long: same bits as int64/uint64, a type torch refuses
         arr = arr.view(arr.dtype.name)
     t = torch.from_numpy(arr)
