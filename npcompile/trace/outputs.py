@@ -25,6 +25,8 @@ from .resident import DeviceArray
 #: jumps that pop a condition and test its truth (3.11's and 3.12+'s names)
 _CONDITION_JUMPS = frozenset({"POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "POP_JUMP_FORWARD_IF_TRUE",
                               "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE"})
+#: a C method bound to an object (``lst.append``) and a slot's (``lst.__setitem__``, a method-wrapper)
+_BOUND_C_METHODS = (types.BuiltinMethodType, types.MethodWrapperType)
 _ITERATOR_TYPES = tuple(type(it) for it in (iter([]), iter(()), iter(range(0)), enumerate([]),
                                             zip(), reversed([]), iter({}), iter({}.values()),
                                             iter({}.items())))
@@ -175,7 +177,7 @@ class _Encoder:
         if isinstance(value, types.MethodType):
             return f"_method({self(value.__func__)}, {self(value.__self__)})"
         if isinstance(value, scalars.ScalarMethod) or \
-                isinstance(value, types.BuiltinMethodType) and not isinstance(value.__self__, types.ModuleType):
+                isinstance(value, _BOUND_C_METHODS) and not isinstance(value.__self__, types.ModuleType):
             return f"getattr({self(value.__self__)}, {value.__name__!r})"
         if isinstance(value, loops.RangeCursor):   # the real iterator, advanced past the chunk
             if not value.advanced:   # one iteration per run: the iterator as it is, no call

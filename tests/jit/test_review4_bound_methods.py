@@ -1,7 +1,9 @@
 """A bound method of an array alive at a graph break (on the stack, in a local, a cell,
 a container, an iterator, or returned) comes back as the method of the NumPy array the
 shim array stands for: it was handed back as the shim's function bound to the NumPy
-array, which failed ('numpy.ndarray' object has no attribute '_scalar'). NumPy is the
+array, which failed ('numpy.ndarray' object has no attribute '_scalar'). A slot's
+method-wrapper of a list or dict the function made (``values.__setitem__``) comes back
+bound to the list handed back, not to the one the trace saw. NumPy and CPython are the
 oracle: results, inputs after, exceptions."""
 import numpy as np
 import pytest
@@ -76,10 +78,26 @@ def unbound_dunders(a):
     return None
 
 
+def list_setitem_in_a_local(a):
+    values = [0.0, 0.0]
+    put = values.__setitem__             # a method-wrapper of a list the function made
+    if a.sum() > 0:
+        put(0, a[0])
+        values.append(1.0)
+    return values, put.__self__ is values
+
+
+def dict_setitem_on_the_stack(a):
+    counts = {}
+    counts.__setitem__("n", int(a[0]))   # int(): the break while counts.__setitem__ waits
+    return counts
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn", [explicit_setitem, mapped_setitem, reshape_on_the_stack, reshape_raising,
                                 fill_in_a_local, iadd_in_a_local, sort_in_a_cell, methods_in_containers,
-                                scalar_method, unbound_dunders])
+                                scalar_method, unbound_dunders, list_setitem_in_a_local,
+                                dict_setitem_on_the_stack])
 def test_bound_method_across_break(fn, backend):
     a = np.array([3.0, 1.0, 5.0, 0.5, 4.0, 2.0])
     jitted = check_jit(fn, a, backend=backend, graphs=None)
