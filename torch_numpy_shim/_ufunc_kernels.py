@@ -441,7 +441,7 @@ def _complex_reciprocal(z):
 def cbrt(t):
     """Real cube root, odd in x, refined by one Newton step in float64."""
     x = t.to(torch.float64)
-    r = torch.sign(x) * torch.abs(x).pow(1.0 / 3.0)
+    r = torch.copysign(torch.abs(x).pow(1.0 / 3.0), x)   # sign(-0.0) * ... loses the zero's sign
     refined = r - (r - x / (r * r)) / 3.0
     r = torch.where(torch.isfinite(r) & (r != 0), refined, r)
     return torch.where(torch.isnan(x), x, r)
@@ -530,9 +530,10 @@ trunc = _float_only(torch.trunc)
 
 
 def modf(t):
+    """C's modf: both parts carry x's sign (modf(-2.0) is (-0.0, -2.0), not +0.0)."""
     whole = torch.trunc(t)
-    frac = torch.where(torch.isinf(t), torch.copysign(_zero(t), t), t - whole)
-    return frac, whole
+    frac = torch.where(torch.isinf(t), _zero(t), t - whole)
+    return torch.copysign(frac, t), whole
 
 
 def frexp(t):
@@ -555,7 +556,21 @@ def ldexp(x, n):
 
 
 def nextafter(x, y):
-    return torch.nextafter(x, y)
+    return _half_nextafter(x, y) if x.dtype == torch.float16 else torch.nextafter(x, y)
+
+
+def _half_nextafter(x, y):
+    """NumPy's npy_half_nextafter on the bits (Inductor steps float16 in float32, where
+    the step rounds away): x == y gives x (C's nextafter gives y, so -0.0 towards 0.0
+    stays -0.0), a zero steps to the smallest subnormal of y's sign, a NaN gives +NaN."""
+    bits = x.view(torch.int16)
+    away = (y > x) == (x > 0)   # |x| grows: one up in the magnitude bits
+    step = torch.where(away, bits + 1, bits - 1)
+    tiny = torch.where(torch.signbit(y), -32767, 1).to(torch.int16)   # 0x8001 or 0x0001
+    r = torch.where(x == 0, tiny, step).view(torch.float16)
+    r = torch.where(x == y, x, r)
+    nan = torch.full((), math.nan, dtype=x.dtype, device=x.device)
+    return torch.where(torch.isnan(x) | torch.isnan(y), nan, r)
 
 
 def spacing(t):

@@ -245,6 +245,21 @@ def _store(result, loop_dt, out, mask, shape, np_ufunc, casting, index):
     return out
 
 
+def _store_order(name, loop_dt, outs):
+    """Output indices in NumPy's write order, which decides out=(a, a): float divmod and
+    float32/64 modf write output 1 inside the C call (npy_divmod(a, b, &mod), modf(x,
+    &whole)) and output 0 after it, so the quotient / fraction stays. Integer divmod,
+    half modf and any output cast through a buffer write 0 then 1."""
+    forward = tuple(range(len(loop_dt)))
+    if name not in ("divmod", "modf") or loop_dt[0].kind != "f":
+        return forward
+    if name == "modf" and loop_dt[0].torch == torch.float16:
+        return forward
+    if any(o is not None and o.dtype != dt for o, dt in zip(outs, loop_dt)):
+        return forward
+    return forward[::-1]
+
+
 def _to_dtype(t, dt):
     """Cast a kernel result to ``dt``; int64 bit patterns of uint64 are reinterpreted."""
     if dt.torch == torch.uint64 and t.dtype == torch.int64:
@@ -333,8 +348,10 @@ class ufunc:
             tensors = [cast_tensor(o._t, dt) if isinstance(o, ndarray) else _scalar_tensor(o, dt)
                        for o, dt in zip(operands, loop_in)]
             results = self._compute(tensors, loop_out, self._kernel_for(operands, loop_in, shape), mask)
-        stored = tuple(_store(r, dt, o, mask, shape, self._np, casting, i)
-                       for i, (r, dt, o) in enumerate(zip(results, loop_out, outs)))
+        order = _store_order(self.__name__, loop_out, outs)
+        stored = {i: _store(results[i], loop_out[i], outs[i], mask, shape, self._np, casting, i)
+                  for i in order}
+        stored = tuple(stored[i] for i in range(len(order)))
         if keep_arrays:
             stored = tuple(ndarray._wrap(r._t) if r._scalar else r for r in stored)
         return stored[0] if self.nout == 1 else stored
