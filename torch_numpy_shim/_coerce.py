@@ -124,6 +124,7 @@ def asarray(obj, dtype=None, copy=None):
         out = ndarray._wrap(obj)
     elif isinstance(obj, numpy.ndarray):
         out = ndarray._wrap(_from_numpy_array(obj, copy=builtins.bool(copy)))
+        out._readonly = not copy and not obj.flags.writeable   # NumPy's asarray is the array itself
         copy = False
     elif isinstance(obj, numpy.generic):
         out = ndarray._wrap(_from_numpy_array(numpy.asarray(obj), copy=True))

@@ -60,3 +60,25 @@ def test_broadcast_arrays_writeable():
     a[0, 0] = 5.0
     assert a.base is not None and a.tolist()[1][0] == 5.0
     assert b.flags.writeable
+
+
+def _read_only_input():
+    a = numpy.arange(6.0)
+    a.flags.writeable = False
+    return a
+
+
+@pytest.mark.parametrize("convert", [lambda np, a: np.asarray(a), lambda np, a: np.reshape(a, (2, 3))[0],
+                                     lambda np, a: np.asarray(a).T])
+def test_views_of_read_only_numpy_input(convert):
+    """asarray of a read-only NumPy array is that array (read-only), and so are its views;
+    the shim's copy of it refuses writes as NumPy's array does."""
+    messages = []
+    for np in (numpy, tnp):
+        a = _read_only_input()
+        view = convert(np, a)
+        with pytest.raises(ValueError) as info:
+            view[0] = 7.0
+        messages.append((str(info.value), view.flags.writeable, a.tolist()))
+    assert messages[0] == messages[1]
+    assert [np.array(_read_only_input()).flags.writeable for np in (numpy, tnp)] == [True, True]
