@@ -39,7 +39,8 @@ def needs_copies(args, kwargs):
 def _swap(value, copies):
     if type(value) is numpy.ndarray and _unaddressable(value):
         if id(value) not in copies:   # the same array twice (``out=a`` of ``a``) is one copy
-            copy = value.copy()
+            copy = value.copy(order="K")              # NumPy's layout (a Fortran array stays one)
+            copy.flags.writeable = value.flags.writeable   # a read-only one refuses writes as NumPy does
             copies[id(value)] = (value, copy, copy.tobytes())
         return copies[id(value)][1]
     if type(value) in (list, tuple) and _needs(value):

@@ -84,3 +84,28 @@ def test_compiled_function_on_misaligned_input():
     got = npcompile.jit(f, backend="eager")(x, y)
     numpy.testing.assert_array_equal(got, expected)
     numpy.testing.assert_array_equal(y, ey)
+
+
+def _misaligned_fortran():
+    return numpy.frombuffer(bytearray(8 * 6 + 1), dtype=numpy.float64, offset=1, count=6).reshape(3, 2).T
+
+
+@pytest.mark.parametrize("op", [lambda m, a: m.add(a, 0), lambda m, a: m.sort(a, axis=0)], ids=["add", "sort"])
+def test_a_misaligned_fortran_input_keeps_its_layout(op):
+    """The aligned copy is made in the input's order (NumPy's results follow it)."""
+    a = _misaligned_fortran()
+    assert not a.flags.aligned and a.flags.f_contiguous
+    expected, got = op(numpy, a), op(np, a)
+    assert got.strides == expected.strides
+    numpy.testing.assert_array_equal(got, expected)
+
+
+def test_a_read_only_misaligned_output_is_refused():
+    """A read-only misaligned array (frombuffer of bytes) refuses a write as NumPy does,
+    instead of the write landing in the copy and being dropped."""
+    a = numpy.frombuffer(bytes(8 * 6 + 1), dtype=numpy.float64, offset=1, count=6)
+    with pytest.raises(ValueError) as expected:
+        numpy.copyto(a, 1.0)
+    with pytest.raises(ValueError) as got:
+        np.copyto(a, 1.0)
+    assert str(got.value) == str(expected.value)
