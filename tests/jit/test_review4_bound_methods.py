@@ -78,6 +78,15 @@ def unbound_dunders(a):
     return None
 
 
+def view_methods_in_locals(a):
+    setitem, iadd, fill = a[1:].__setitem__, a[::-1].__iadd__, a[::2].fill
+    if a.sum() > 0:                      # the methods write through views of the input
+        setitem(0, 9.0)
+        iadd(1.0)
+        fill(0.0)
+    return a
+
+
 def list_setitem_in_a_local(a):
     values = [0.0, 0.0]
     put = values.__setitem__             # a method-wrapper of a list the function made
@@ -97,7 +106,7 @@ def dict_setitem_on_the_stack(a):
 @pytest.mark.parametrize("fn", [explicit_setitem, mapped_setitem, reshape_on_the_stack, reshape_raising,
                                 fill_in_a_local, iadd_in_a_local, sort_in_a_cell, methods_in_containers,
                                 scalar_method, unbound_dunders, list_setitem_in_a_local,
-                                dict_setitem_on_the_stack])
+                                view_methods_in_locals, dict_setitem_on_the_stack])
 def test_bound_method_across_break(fn, backend):
     a = np.array([3.0, 1.0, 5.0, 0.5, 4.0, 2.0])
     jitted = check_jit(fn, a, backend=backend, graphs=None)
