@@ -27,6 +27,7 @@ class flatiter:
         return ravel(self.base)[key]
 
     def __setitem__(self, key, value):
+        self.base._check_writeable("underlying array is read-only")
         t = self.base._t
         flat = ndarray._wrap(t.view(-1) if t.is_contiguous() else t.flatten())
         flat[key] = self._cycled(flat, key, value)

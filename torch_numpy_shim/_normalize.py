@@ -68,6 +68,7 @@ def _out(out):
         out = numpy_target(out)
     if not isinstance(out, ndarray):
         raise TypeError("return arrays must be of ArrayType")
+    out._check_writeable("output array is read-only")
     return out
 
 

@@ -218,6 +218,9 @@ def _outs(out, nout):
     for o in out:
         if o is not None and not isinstance(o, ndarray):
             raise TypeError("return arrays must be of ArrayType")
+    for o in out:
+        if o is not None:
+            o._check_writeable("output array is read-only")
     return out
 
 
