@@ -131,7 +131,10 @@ class _Encoder:
             return self.name(value, f"{source.expr}.to_host()")
         kind = "_scalar" if value._scalar else "_array"
         self.tensors.append(value._t)
-        return self.name(value, f"{kind}(out[{len(self.tensors) - 1}])")
+        name = self.name(value, f"{kind}(out[{len(self.tensors) - 1}])")
+        if value._readonly and not value._scalar and self.numpy_program:
+            self.p.conversions.append(f"{name}.flags.writeable = False")   # broadcast_to, diagonal: NumPy's flag
+        return name
 
     def __call__(self, value):
         p, end = self.p, self.end
