@@ -52,8 +52,8 @@ def aot_eager(gm, example_inputs):
 #: overflows. With ``emulate_precision_casts`` the tracing marks each float16/bfloat16 op
 #: and the kernels round there (graphs without those dtypes are unchanged).
 ROUND_EACH_OP = {"emulate_precision_casts": True}
-DYNAMIC_THREADS = {"cpp.dynamic_threads": True, **ROUND_EACH_OP}
-SINGLE_THREAD = {"cpp.threads": 1, **ROUND_EACH_OP}
+DYNAMIC_THREADS = {"cpp.dynamic_threads": True}
+SINGLE_THREAD = {"cpp.threads": 1}
 
 
 def inductor(gm, example_inputs):
@@ -91,7 +91,7 @@ def inductor(gm, example_inputs):
     passes = post_grad_passes()
     single = threads.single_threaded(gm)
     with tracing(TracingContext(fake_mode)), passes, vector_width.chosen_for(gm, example_inputs), \
-            torch._inductor.config.patch(SINGLE_THREAD if single else DYNAMIC_THREADS):
+            torch._inductor.config.patch({**(SINGLE_THREAD if single else DYNAMIC_THREADS), **ROUND_EACH_OP}):
         if not _is_pure(gm):
             return _restarting(inductor_compile, gm, example_inputs)
         with fake_mode:

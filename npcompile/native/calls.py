@@ -130,6 +130,8 @@ def bind(fn, nargs, keywords):
     """For each parameter of ``fn`` in order: ('arg', i), ('keyword', name) or
     ('default', value), as Python binds a call with ``nargs`` positional arguments and
     these keyword names (NotNative where Python would raise TypeError)."""
+    if hasattr(fn, "__wrapped__"):   # refused as a helper anyway (check_helper): say why first
+        raise NotNative(f"helper {fn.__name__!r} is a wrapper (decorated)")
     try:
         bound = inspect.signature(fn, follow_wrapped=False).bind(*[("arg", i) for i in range(nargs)],
                                            **{k: ("keyword", k) for k in keywords})
