@@ -15,6 +15,8 @@ import math
 
 import torch
 
+from ._numpy_version import NUMPY_2_5
+
 INT64_MIN = -2 ** 63
 NARROW_UNSIGNED = (torch.uint16, torch.uint32)
 _LN2 = math.log(2.0)
@@ -564,14 +566,15 @@ def nextafter(x, y):
 
 def _half_nextafter(x, y):
     """NumPy's npy_half_nextafter on the bits (Inductor steps float16 in float32, where
-    the step rounds away): x == y gives x (C's nextafter gives y, so -0.0 towards 0.0
-    stays -0.0), a zero steps to the smallest subnormal of y's sign, a NaN gives +NaN."""
+    the step rounds away): x == y gives x before NumPy 2.5 (so -0.0 towards 0.0 stays
+    -0.0) and y from 2.5 (as C's nextafter), a zero steps to the smallest subnormal of
+    y's sign, a NaN gives +NaN."""
     bits = x.view(torch.int16)
     away = (y > x) == (x > 0)   # |x| grows: one up in the magnitude bits
     step = torch.where(away, bits + 1, bits - 1)
     tiny = torch.where(torch.signbit(y), -32767, 1).to(torch.int16)   # 0x8001 or 0x0001
     r = torch.where(x == 0, tiny, step).view(torch.float16)
-    r = torch.where(x == y, x, r)
+    r = torch.where(x == y, y if NUMPY_2_5 else x, r)
     nan = torch.full((), math.nan, dtype=x.dtype, device=x.device)
     return torch.where(torch.isnan(x) | torch.isnan(y), nan, r)
 
