@@ -25,6 +25,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -45,6 +46,11 @@ NICEST = "npcompile-background-nice19"
 #: compile costs them is not hidden by what the thresholds save (not run unless named).
 NUMPY_KEPT_MEMORY = "numpy-kept-memory"
 
+#: NumPy again, in another fresh process of the same round: the control. Its ratio to
+#: NumPy is what the machine's load alone makes of a ratio (not run unless named).
+NUMPY_AGAIN = "numpy-again"
+_UNCOMPILED = ("numpy", NUMPY_KEPT_MEMORY, NUMPY_AGAIN)
+
 
 def systems():
     """System name -> how a child process wraps the workload's function."""
@@ -58,7 +64,7 @@ def systems():
 
 
 def _wrap(system, fn):
-    if system == "numpy":
+    if system in ("numpy", NUMPY_AGAIN):
         return fn
     if system == NUMPY_KEPT_MEMORY:
         from npcompile.runtime import memory
@@ -110,9 +116,63 @@ def thread_times():
     return time.thread_time(), waited
 
 
+def _task_cpu(pid):
+    """{(pid, tid): CPU seconds} of process ``pid``'s live threads (Linux schedstat)."""
+    found = {}
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
+                found[(pid, int(tid))] = int(f.read().split()[0]) / 1e9
+        except (OSError, IndexError, ValueError):
+            pass
+    return found
+
+
+def _descendants(pid):
+    """The live processes ``pid`` started, and theirs (Linux's task children lists)."""
+    found = []
+    try:
+        tids = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return found
+    for tid in tids:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/children") as f:
+                kids = [int(k) for k in f.read().split()]
+        except (OSError, ValueError):
+            continue
+        for kid in kids:
+            found += [kid, *_descendants(kid)]
+    return found
+
+
+def others_cpu():
+    """{(pid, tid): CPU seconds} of every live thread of this process but the calling
+    one, and of every live process it started: a background compile's worker thread and
+    compile processes. A call that waits for a CPU while they run waits partly for them;
+    while they do not, its waiting is the machine's other load."""
+    me = (os.getpid(), threading.get_native_id())
+    found = {}
+    for pid in (os.getpid(), *_descendants(os.getpid())):
+        found.update(_task_cpu(pid))
+    found.pop(me, None)
+    return found
+
+
+def others_spent(before, after):
+    """CPU seconds ``others_cpu`` grew by between two readings (threads that started in
+    between count from zero; those that ended are lost)."""
+    return sum(max(0.0, seconds - before.get(task, 0.0)) for task, seconds in after.items())
+
+
 def child(workload_name, system, calls, size, settings=()):
     """In the fresh process: time ``calls`` calls one by one (and the CPU time and the
-    run-queue wait of each, where Linux reports them); print one JSON line."""
+    run-queue wait of each, where Linux reports them, and the CPU time the process's
+    other threads and its child processes spent meanwhile); print one JSON line."""
     start = time.perf_counter()
     apply_settings(settings)
     from benchmarks.workloads import by_name
@@ -120,17 +180,20 @@ def child(workload_name, system, calls, size, settings=()):
     args = workload.inputs(size)
     fn = _wrap(system, workload.fn)
     setup = time.perf_counter() - start
-    times, spent = [], []
+    times, spent, others = [], [], []
     for _ in range(calls):
+        others_before = others_cpu()
         before = thread_times()
         t0 = time.perf_counter()
         fn(*args)
         times.append(time.perf_counter() - t0)
         after = thread_times()
+        others.append(others_spent(others_before, others_cpu()))
         spent.append(None if before is None or after is None else (after[0] - before[0], after[1] - before[1]))
     run = {"setup": setup, "times": times}
     if None not in spent:
         run["cpu"], run["waits"] = [s[0] for s in spent], [s[1] for s in spent]
+        run["others"] = others
     print(json.dumps(run))
 
 
@@ -163,7 +226,7 @@ def measure(names, calls, size, caches, chosen_systems=None, rounds=1, settings=
         runs = results.setdefault(workload.name, {})
         for _ in range(rounds):
             for system in chosen_systems or systems():
-                compiles = system not in ("numpy", NUMPY_KEPT_MEMORY)
+                compiles = system not in _UNCOMPILED
                 for cache in caches if compiles else ("cold",):
                     label = f"{system} ({cache})" if compiles else system
                     runs.setdefault(label, []).append(_fresh_cache_run(workload.name, system, calls, size, cache,
@@ -230,7 +293,41 @@ def blocked(run):
 
 def _blocked(run):
     seconds = blocked(run)
-    return f" (blocked {seconds:.3f} s)" if seconds is not None and seconds >= BLOCKED_SHOWN else ""
+    text = f" (blocked {seconds:.3f} s)" if seconds is not None and seconds >= BLOCKED_SHOWN else ""
+    others = sum(run.get("others", ()))
+    return text + (f" (others' CPU {others:.3f} s)" if others >= BLOCKED_SHOWN else "")
+
+
+def _less_waits(run, numpy_run):
+    ran = ratios(run, numpy_run)[1]
+    return f" ({ran:.2f}x less run-queue wait)" if ran is not None else ""
+
+
+#: A cell over this ratio to NumPy's total misses issue 20's goal.
+OVER = 1.10
+
+
+def summary(results):
+    """How many cells (workload, system and cache, round) are over ``OVER`` times NumPy's
+    total of the same round, and how many of them are still over it less both runs'
+    run-queue waits; per system label. The control ``numpy-again`` shows how many a
+    second NumPy process makes on the same machine."""
+    counts = {}
+    for runs in results.values():
+        numpy_runs = runs.get("numpy", [])
+        for label, rounds in runs.items():
+            if label == "numpy":
+                continue
+            count = counts.setdefault(label, [0, 0, 0])
+            for k, run in enumerate(rounds):
+                total, ran = ratios(run, numpy_runs[k]) if k < len(numpy_runs) else (None, None)
+                if total is None:
+                    continue
+                count[0] += 1
+                count[1] += total > OVER
+                count[2] += ran is not None and ran > OVER
+    return "\n".join(f"{label}: {over} of {cells} cells over {OVER:.2f}x NumPy, {ran_over} less run-queue wait"
+                     for label, (cells, over, ran_over) in counts.items())
 
 
 def _line(name, runs):
@@ -250,7 +347,9 @@ def _line(name, runs):
             numpy_total = sum(numpy_run.get("times", [])) or None
             ratio = f" = {total / numpy_total:.2f}x NumPy" if numpy_total and label != "numpy" else ""
             since = faster_from(run["times"], numpy_run.get("times", run["times"])) if label != "numpy" else None
-            texts.append(f"{total:.3f} s{ratio}" + (f", faster from call {since}" if since else "") + _blocked(run))
+            less = _less_waits(run, numpy_run) if label != "numpy" and ratio else ""
+            texts.append(f"{total:.3f} s{ratio}{less}" + (f", faster from call {since}" if since else "")
+                         + _blocked(run))
         medians = _medians(rounds, numpy_runs) if label != "numpy" else ""
         parts.append(f"{label}: " + " | ".join(texts) + medians)
     return f"{name:24s} " + "; ".join(parts)
@@ -284,7 +383,8 @@ def main(argv=None):
     parser.add_argument("--size", default="default", choices=("default", "tiny"))
     parser.add_argument("--caches", nargs="*", default=["cold", "warm"], choices=("cold", "warm"))
     parser.add_argument("--systems", nargs="*",
-                        help=f"systems to run (default: all found; also {NUMPY_KEPT_MEMORY}, {UNPAUSED}, {NICEST})")
+                        help=f"systems to run (default: all found; also {NUMPY_AGAIN}, {NUMPY_KEPT_MEMORY}, "
+                             f"{UNPAUSED}, {NICEST})")
     parser.add_argument("--rounds", type=int, default=1, help="rounds, the systems alternating in each")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="an npcompile.config setting for every process (repeatable)")
@@ -300,6 +400,7 @@ def main(argv=None):
                       options.rounds, options.set)
     folder = Path(options.out) if options.out else RESULTS / time.strftime("%Y%m%d-%H%M%S")
     folder.mkdir(parents=True, exist_ok=True)
+    print(summary(results))
     (folder / "first_calls.json").write_text(json.dumps(results, indent=1))
     plot(results, folder / "first_calls.png")
     print(f"written to {folder}")

@@ -1,5 +1,10 @@
 """benchmarks.first_calls: its bookkeeping, and one real child process (NumPy only, so
 it needs no compiler)."""
+import subprocess
+import sys
+import threading
+import time
+
 from benchmarks import first_calls
 
 
@@ -43,7 +48,7 @@ def test_the_line_gives_median_ratios_over_rounds():
     system_rounds = [{"times": [3.0], "waits": [0.0]}, {"times": [0.5], "waits": [0.0]},
                      {"times": [2.2], "waits": [1.2]}]
     line = first_calls._line("w", {"numpy": numpy_rounds, "npcompile-background (cold)": system_rounds})
-    assert "= 1.10x NumPy; median 1.10x (1.00x less run-queue wait)" in line
+    assert "= 1.10x NumPy (1.00x less run-queue wait); median 1.10x (1.00x less run-queue wait)" in line
     one_round = first_calls._line("w", {"numpy": numpy_rounds[:1], "npcompile (cold)": system_rounds[:1]})
     assert "median" not in one_round
 
@@ -60,3 +65,65 @@ def test_numpy_with_npcompiles_malloc_thresholds_runs_the_function_as_written(tm
     run = first_calls.run_child("softmax", first_calls.NUMPY_KEPT_MEMORY, 2, "tiny", str(tmp_path))
     assert "error" not in run and len(run["times"]) == 2
     assert first_calls._wrap(first_calls.NUMPY_KEPT_MEMORY, len) is len
+
+
+def test_each_round_shows_its_ratio_less_run_queue_wait():
+    line = first_calls._line("w", {"numpy": [{"times": [2.0], "waits": [1.0]}],
+                                   "npcompile-background (warm)": [{"times": [3.0], "waits": [2.0]}]})
+    assert "3.000 s = 1.50x NumPy (1.00x less run-queue wait)" in line
+
+
+def test_numpy_again_is_numpy_in_another_process_and_compiles_nothing(tmp_path):
+    assert first_calls._wrap(first_calls.NUMPY_AGAIN, len) is len
+    run = first_calls.run_child("softmax", first_calls.NUMPY_AGAIN, 2, "tiny", str(tmp_path))
+    assert "error" not in run and len(run["others"]) == 2
+
+
+def test_the_summary_counts_cells_over_the_goal_with_and_without_run_queue_wait():
+    numpy_run = {"times": [1.0], "waits": [0.5]}
+    results = {"a": {"numpy": [numpy_run], "bg (cold)": [{"times": [1.2], "waits": [0.6]}],
+                     "numpy-again": [{"times": [1.05], "waits": [0.5]}]},
+               "b": {"numpy": [numpy_run], "bg (cold)": [{"times": [1.3], "waits": [1.0]}],
+                     "numpy-again": [{"error": "boom"}]}}
+    text = first_calls.summary(results)
+    assert "bg (cold): 2 of 2 cells over 1.10x NumPy, 1 less run-queue wait" in text
+    assert "numpy-again: 0 of 1 cells over 1.10x NumPy, 0 less run-queue wait" in text
+
+
+def _spin(seconds):
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
+def test_others_cpu_counts_the_other_threads_and_child_processes_not_the_caller():
+    before = first_calls.others_cpu()
+    _spin(0.05)   # the caller's own CPU is not counted
+    assert first_calls.others_spent(before, first_calls.others_cpu()) < 0.03
+    before = first_calls.others_cpu()
+    spun, read = threading.Event(), threading.Event()
+
+    def spin_and_stay():   # read while it lives: a thread that ended is not listed
+        _spin(0.05)
+        spun.set()
+        read.wait()
+
+    thread = threading.Thread(target=spin_and_stay)
+    thread.start()
+    spun.wait()
+    try:
+        assert first_calls.others_spent(before, first_calls.others_cpu()) >= 0.04
+    finally:
+        read.set()
+        thread.join()
+    child = subprocess.Popen([sys.executable, "-c", "import time\nend = time.process_time() + 0.3\n"
+                              "while time.process_time() < end: pass\nimport sys; sys.stdin.read()"],
+                             stdin=subprocess.PIPE)
+    try:
+        spent = 0.0
+        while spent < 0.25 and child.poll() is None:   # the child spins, then waits for its stdin
+            time.sleep(0.01)
+            spent = sum(seconds for (pid, _), seconds in first_calls.others_cpu().items() if pid == child.pid)
+        assert spent >= 0.25
+    finally:
+        child.communicate(b"")
