@@ -178,7 +178,12 @@ class complexfloating(inexact):
 
 
 def _concrete(name, base):
-    cls = _ScalarMeta(name if name != "bool" else "bool", (base,), {"_np_type": getattr(numpy, name)})
+    np_type = getattr(numpy, name)
+    # NumPy's float64 and complex128 also derive from Python's float and complex (their
+    # MRO ends ``generic, float, object``): code asks ``issubclass(t, float)`` or reads
+    # ``t.__mro__`` of the class a trace sees, so the shim's class has the same bases
+    python_base = tuple(b for b in np_type.__bases__ if b.__module__ == "builtins")
+    cls = _ScalarMeta(name, (base, *python_base), {"_np_type": np_type})
     d = object.__new__(dtype)
     d.name, d.np, d.torch, d.type = name, numpy.dtype(name), _TORCH_OF[name], getattr(numpy, name)
     cls.dtype = d

@@ -15,6 +15,7 @@ import numpy
 import torch
 
 import torch_numpy_shim as shim
+from torch_numpy_shim._dtypes import _ScalarMeta as ScalarMeta
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from .. import config, controls
@@ -969,6 +970,8 @@ def _call_type(tracer, args, kwargs):
     if len(args) == 1 and not kwargs:
         if isinstance(args[0], ShimArray):
             return scalars.type_of(args[0])
+        if isinstance(args[0], ScalarMeta):  # the shim's np.float64 stands for NumPy's, a plain type
+            return type
         return symbols.python_type(args[0])
     return type(*args, **kwargs)
 
