@@ -15,6 +15,7 @@ import math
 
 import torch
 
+from . import _numpy_loops
 from ._numpy_version import NUMPY_2_5
 
 INT64_MIN = -2 ** 63
@@ -444,6 +445,12 @@ def _complex_reciprocal(z):
 
 
 def cbrt(t):
+    """Real cube root: NumPy's own loop on the CPU (bit for bit, ``_numpy_loops``),
+    elsewhere a float64 Newton step (within an ulp)."""
+    return _numpy_loops.unary(t, "cbrt", _cbrt_newton)
+
+
+def _cbrt_newton(t):
     """Real cube root, odd in x, refined by one Newton step in float64."""
     x = t.to(torch.float64)
     r = torch.copysign(torch.abs(x).pow(1.0 / 3.0), x)   # sign(-0.0) * ... loses the zero's sign
