@@ -27,7 +27,9 @@ calls one thread) and the caller may change either library's (on the EPYC, float
 products of the small kind: NumPy's take 0.65x torch's time with two threads each, 1.3x
 with one). So each product the pass rewrites (NumPy wins under the compile's counts)
 picks NumPy's or torch's kernel when it runs (``_CHOSEN``: the decision for the counts it
-runs under, a cached look-up); a product left to torch stays torch's.
+runs under, a cached look-up); a product left to torch stays torch's. A large product goes
+to NumPy's only where OpenBLAS runs it on one thread (``one_pool``): its workers spin
+after a product, beside torch's threads and out of reach of npcompile's thread policy.
 """
 import functools
 import time
@@ -89,14 +91,38 @@ def _host_matmul_out(a, b, out):
 
 def _chosen_out(kind):
     """The form Inductor calls for a product of ``kind`` under ``"auto"``: NumPy's product
-    into ``out`` where it is faster under the thread counts of this call, else torch's."""
+    into ``out`` where it is faster under the thread counts of this call and keeps one
+    pool of threads busy (``one_pool``), else torch's."""
     def product(a, b, out):
-        if numpy_is_faster(a.dtype, kind):
+        if one_pool(kind) and numpy_is_faster(a.dtype, kind):
             np.matmul(a.numpy(), b.numpy(), out=out.numpy())
             return out
         return torch.mm(a, b, out=out) if a.dim() == 2 else torch.bmm(a, b, out=out)
     product.__name__ = product.__qualname__ = f"_host_matmul_{kind}_out"
     return product
+
+
+#: Kinds whose products OpenBLAS splits over its threads (its threshold: 2**18 of work,
+#: ``GEMM_MULTITHREAD_THRESHOLD`` 4 times 65536; a large kind has at least 2**20).
+_SPLIT_KINDS = ("square", "narrow")
+
+
+def one_pool(kind):
+    """Whether NumPy's product of ``kind`` runs on one thread, as npcompile's thread policy
+    cannot see to it: not when OpenBLAS would split it over several. Torch's count is set
+    per call (``npcompile.threads``: one thread for small calls and on busy cores);
+    OpenBLAS's is the process's, and its workers spin after each product
+    (``OPENBLAS_THREAD_TIMEOUT``: 2**28 cycles, ~0.1 s; libgomp's spin is a few ms), so
+    the graph's kernels after the product run with one more busy thread on the cores.
+    On 2 cores (load 8), mlp_forward (two square products on torch's BLAS, its narrow
+    last layer on a 2-thread OpenBLAS) ran 1.61x NumPy's speed in paired rounds, 2.08x
+    with the narrow one on torch's too (alone: 60 against 33 ms a call). The calibration
+    cannot see it: it times each product alone. Where NumPy's BLAS is not an OpenBLAS we
+    can read (None), the measured decision stands."""
+    if kind not in _SPLIT_KINDS:
+        return True
+    blas_threads = numpy_blas_threads()
+    return blas_threads is None or blas_threads == 1
 
 
 @torch.library.register_fake("npcompile::host_matmul", lib=_LIB)
