@@ -7,7 +7,7 @@ import functools
 import numpy
 import torch
 
-from . import _dtypes, _promotion
+from . import _dtypes, _promotion, _writeable
 from ._errors import UnsupportedError
 from ._fp_errors import tracing
 from ._ndarray import ndarray
@@ -125,6 +125,7 @@ def asarray(obj, dtype=None, copy=None):
     elif isinstance(obj, numpy.ndarray):
         out = ndarray._wrap(_from_numpy_array(obj, copy=builtins.bool(copy)))
         out._readonly = not copy and not obj.flags.writeable   # NumPy's asarray is the array itself
+        out._lock = _writeable.numpy_lock(obj) if out._readonly else None
         copy = False
     elif isinstance(obj, numpy.generic):
         out = ndarray._wrap(_from_numpy_array(numpy.asarray(obj), copy=True))

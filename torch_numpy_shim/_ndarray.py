@@ -12,7 +12,7 @@ import operator
 
 import torch
 
-from . import _dtypes, _layout
+from . import _dtypes, _layout, _writeable
 from ._errors import UnsupportedError
 
 __all__ = ["ndarray"]
@@ -21,7 +21,7 @@ __all__ = ["ndarray"]
 class ndarray:
     """A NumPy array (or NumPy scalar, when ``_scalar``) backed by ``_t``."""
 
-    __slots__ = ("_t", "_scalar", "_base", "_readonly", "__weakref__")
+    __slots__ = ("_t", "_scalar", "_base", "_readonly", "_warn_on_write", "_lock", "__weakref__")
     __array_ufunc__ = None  # numpy.ndarray <op> shim array defers to our reflected ops
     __array_priority__ = 1000
 
@@ -32,13 +32,15 @@ class ndarray:
         self._t = torch.empty(shape, dtype=_dtypes._as_dtype(dtype).torch)
         self._scalar = False
         self._base = None
-        self._readonly = False
+        self._readonly = self._warn_on_write = False
+        self._lock = None
 
     # ---- construction helpers used throughout the shim ---------------------------
     @classmethod
     def _wrap(cls, tensor, scalar=False, base=None):
         self = object.__new__(cls)
         self._t, self._scalar, self._base, self._readonly = tensor, scalar, base, False
+        self._warn_on_write, self._lock = False, None
         return self
 
     def _view(self, tensor, readonly=False):
@@ -46,12 +48,16 @@ class ndarray:
         of a read-only array is read-only, and so is one NumPy makes so (``readonly``)."""
         view = ndarray._wrap(tensor, False, self._base if self._base is not None else self)
         view._readonly = readonly or self._readonly
+        view._warn_on_write = self._warn_on_write   # NumPy's views inherit WARN_ON_WRITE
         return view
 
     def _check_writeable(self, message="assignment destination is read-only"):
-        """NumPy's ValueError for a write into a read-only array, raised before any write."""
+        """NumPy's ValueError for a write into a read-only array, raised before any write;
+        and its one DeprecationWarning for a write into a broadcast_arrays result."""
         if self._readonly:
             raise ValueError(message)
+        if self._warn_on_write:
+            _writeable.warn_on_write(self)
 
     # ---- metadata -----------------------------------------------------------------
     @property
@@ -211,6 +217,9 @@ class ndarray:
     def fill(self, value):
         self[...] = value
 
+    def setflags(self, write=None, align=None, uic=None):
+        _writeable.setflags(self, write, align, uic)
+
     def view(self, dtype=None, type=None):
         if dtype is None or (builtins.isinstance(dtype, builtins.type) and issubclass(dtype, ndarray)):
             return self._view(self._t.view(self._t.shape))
@@ -236,17 +245,38 @@ class _Flags:
 
     @property
     def writeable(self):
-        return not self._a._readonly
+        return _writeable.get_writeable(self._a)
+
+    @writeable.setter
+    def writeable(self, value):
+        _writeable.set_writeable(self._a, value)
 
     @property
     def owndata(self):
         return self._a._base is None
 
+    @property
+    def aligned(self):
+        return True   # torch allocates aligned memory; unaligned NumPy memory is copied in
+
+    @property
+    def writebackifcopy(self):
+        return False
+
     def __getitem__(self, name):
         key = {"C_CONTIGUOUS": "c_contiguous", "C": "c_contiguous", "F_CONTIGUOUS": "f_contiguous",
                "F": "f_contiguous", "WRITEABLE": "writeable", "W": "writeable", "OWNDATA": "owndata",
-               "O": "owndata"}[name.upper()]
+               "O": "owndata", "ALIGNED": "aligned", "A": "aligned", "WRITEBACKIFCOPY": "writebackifcopy",
+               "X": "writebackifcopy"}[name.upper()]
         return getattr(self, key)
+
+    def __setitem__(self, name, value):
+        """``a.flags["W"] = False``: the flags ``setflags`` takes, by NumPy's keys."""
+        flag = {"W": "write", "WRITEABLE": "write", "A": "align", "ALIGNED": "align", "X": "uic",
+                "WRITEBACKIFCOPY": "uic"}.get(name.upper())
+        if flag is None:
+            raise KeyError("Unknown flag")
+        _writeable.setflags(self._a, **{flag: value})
 
     def __eq__(self, other):
         """Two arrays' flags compare equal when every flag does, as NumPy's flags objects."""
