@@ -38,7 +38,9 @@ _PURE_BUILTINS = {getattr(builtins, n) for n in (
     "sum", "tuple", "type", "zip", "repr", "format", "chr", "ord", "object", "getattr")}
 _CONTAINER_TYPES = (list, dict, set, tuple, str, bytes, int, float, complex, bool, range, frozenset)
 _MUTATING_METHODS = {"append", "extend", "insert", "pop", "remove", "clear", "update", "setdefault",
-                     "popitem", "sort", "reverse", "add", "discard", "__setitem__", "__delitem__"}
+                     "popitem", "sort", "reverse", "add", "discard", "__setitem__", "__delitem__",
+                     "__iadd__", "__imul__", "__ior__", "__iand__", "__ixor__", "__isub__", "__init__"}
+_C_METHODS = (types.BuiltinMethodType, types.MethodWrapperType)   # lst.append, and lst.__len__
 _DATA_DEPENDENT_ERRORS = ()
 
 
@@ -337,9 +339,10 @@ class Tracer:
             g.equals(source, value) if isinstance(value, numpy.dtype) else g.identity(source, value)
             return numpy_map.to_shim(value)
         bound_to = getattr(value, "__self__", None)
-        if isinstance(value, types.BuiltinMethodType) and not isinstance(bound_to, types.ModuleType):
-            # a C method bound to some object (list.append, rng.permutation): the same
-            # method of the lifted object, so its effects go where the object's go
+        if isinstance(value, _C_METHODS) and not isinstance(bound_to, types.ModuleType):
+            # a C method bound to some object (list.append, rng.permutation, and the slot
+            # wrappers a.__setitem__, lst.__len__): the same method of the lifted object,
+            # so its effects go where the object's go
             g.equals(sources.attribute(source, "__name__"), value.__name__)
             return getattr(self.lift(bound_to, sources.attribute(source, "__self__")), value.__name__)
         if isinstance(value, types.MethodType):
@@ -742,7 +745,7 @@ class Tracer:
         bound_self = getattr(fn, "__self__", None)
         if self.opaque and not (_hashable(fn) and fn in _TYPE_ONLY_BUILTINS):
             self.check_transparent(bound_self, *args, *kwargs.values())
-        if isinstance(fn, types.BuiltinMethodType) and bound_self is not None and \
+        if isinstance(fn, _C_METHODS) and bound_self is not None and \
                 fn.__name__ in _MUTATING_METHODS and isinstance(bound_self, (list, dict, set)):
             return self.mutate(bound_self, fn.__name__, args)
         special = _SPECIAL_CALLS.get(fn) if _hashable(fn) else None
@@ -846,7 +849,8 @@ def _is_pure_native(fn):
     if isinstance(fn, (ShimArray, shim.dtype, scalars.ScalarMethod)) or \
             isinstance(getattr(fn, "__self__", None), (ShimArray, shim.dtype)):
         return True
-    if isinstance(fn, types.BuiltinMethodType) and isinstance(getattr(fn, "__self__", None), _CONTAINER_TYPES):
+    if isinstance(fn, _C_METHODS) and isinstance(getattr(fn, "__self__", None), _CONTAINER_TYPES) and \
+            (isinstance(fn, types.BuiltinMethodType) or fn.__name__ not in _MUTATING_METHODS):
         return True
     if isinstance(fn, type) and (issubclass(fn, tuple) and hasattr(fn, "_fields")):
         return True
