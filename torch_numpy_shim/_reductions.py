@@ -216,8 +216,18 @@ def _store(t, out):
     if out.shape != tuple(t.shape):
         raise ValueError(f"output parameter for reduction has shape {out.shape}, "
                          f"expected {tuple(t.shape)}")
+    warn_complex_to_real(t, out.dtype, 2)
     out._t.copy_(cast_tensor(t, out.dtype))
     return out
+
+
+def warn_complex_to_real(t, dt, times):
+    """NumPy's ComplexWarning for a complex result cast into a real (not bool) ``out=``
+    of dtype ``dt``: ``times`` of it, as NumPy casts through its buffers (a reduction
+    twice: its first items copied into ``out``, then the result; a ufunc or scan once)."""
+    if t.is_complex() and not dt.torch.is_complex and dt.torch != torch.bool:
+        for _ in range(times):
+            warn_each_run("Casting complex values to real discards the imaginary part", ComplexWarning)
 
 
 def _deliver(t, out):
@@ -895,6 +905,7 @@ def _accumulate(t, ax, input_dt, dtype, out, product, include_initial=False):
         return ndarray._wrap(r)
     if out.shape != tuple(r.shape):
         raise ValueError("provided out is the wrong size for the accumulation.")
+    warn_complex_to_real(r, out.dtype, 1)
     out._t.copy_(cast_tensor(r, out.dtype))
     return out
 

@@ -238,6 +238,7 @@ def _store(result, loop_dt, out, mask, shape, np_ufunc, casting, index):
     if _broadcast_shape([shape, out_shape]) != out_shape:
         raise ValueError(f"non-broadcastable output operand with shape {out_shape} doesn't match "
                          f"the broadcast shape {_broadcast_shape([shape, out_shape])}")
+    _reductions.warn_complex_to_real(result, out.dtype, 1)
     value = _to_dtype(result, out.dtype)
     if result.dtype != value.dtype and _fp_errors.watching():   # NumPy's cast into out= reports too
         _fp_errors.report(_fp_errors.cast_flags(result, value.dtype, mask), np_ufunc.__name__)
@@ -470,6 +471,7 @@ class ufunc:
         if out is None:
             return ndarray._wrap(result, scalar=result.ndim == 0 and not keep_array)
         _check_reduction_out(tuple(out.shape), tuple(result.shape), axes, keepdims, self.__name__)
+        _reductions.warn_complex_to_real(result, out.dtype, 1)   # the first items' copy; _store warns again
         return _store(result, loop_dt, out, None, tuple(result.shape), self._np, "unsafe", 0)
 
     def _in_numpy_order(self, loop_dt):
