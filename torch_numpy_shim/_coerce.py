@@ -146,7 +146,7 @@ def asarray(obj, dtype=None, copy=None):
     elif hasattr(obj, "__array_function__") or isinstance(obj, numpy.ma.MaskedArray):
         raise UnsupportedError(f"objects of type {type(obj).__name__} (they define their own NumPy protocol)")
     elif hasattr(obj, "__array__"):
-        out = ndarray._wrap(_from_numpy_array(numpy.asarray(obj), copy=True))
+        out = _from_array_method(obj)
         copy = False
     else:
         _tensor_from_python_nested(obj)  # strings, None, objects: NumPy gives a non-numeric dtype
@@ -158,6 +158,19 @@ def asarray(obj, dtype=None, copy=None):
     if copy:
         return ndarray._wrap(out._t.clone())
     return out
+
+
+def _from_array_method(obj):
+    """An object with ``__array__``: NumPy's array of it, copied in; or, where the method
+    returns a shim array (code written against ``import torch_numpy_shim as np``), that
+    array, which NumPy itself would refuse ('not producing an array')."""
+    try:
+        return ndarray._wrap(_from_numpy_array(numpy.asarray(obj), copy=True))
+    except ValueError:
+        result = obj.__array__()
+        if not isinstance(result, ndarray):
+            raise
+        return result
 
 
 def _default_dtype_of_python(value):

@@ -753,9 +753,11 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
     def clean(t):
         fill = {name: torch.tensor(v, dtype=torch.float64, device=t.device).to(t.dtype)
                 for name, v in (("nan", nan), ("high", high), ("low", low))}
-        t = torch.where(torch.isnan(t), fill["nan"], t)
-        t = torch.where(torch.isposinf(t), fill["high"], t)
-        return torch.where(torch.isneginf(t), fill["low"], t)
+        # every mask from the input, as NumPy: nan=np.inf is not then rewritten by posinf
+        nans, highs, lows = torch.isnan(t), torch.isposinf(t), torch.isneginf(t)
+        t = torch.where(nans, fill["nan"], t)
+        t = torch.where(highs, fill["high"], t)
+        return torch.where(lows, fill["low"], t)
 
     t = x._t
     cleaned = complex_from_parts(clean(t.real), clean(t.imag)) if t.is_complex() else clean(t)

@@ -8,6 +8,7 @@ import numpy
 
 from . import _dtypes
 from ._coerce import make_scalar
+from ._errors import UnsupportedError
 from ._ndarray import ndarray
 
 
@@ -20,8 +21,12 @@ def _instancecheck(cls, obj):
 
 def _call(cls, value=0, /):
     """``np.float32(value)``: a shim scalar (an array for array input); the abstract
-    types (``np.floating``...) cannot be instantiated, as in NumPy."""
+    types (``np.floating``...) cannot be instantiated, as in NumPy; a user subclass of a
+    concrete one (``class F(np.float64)``) is refused: its instances would be NumPy's."""
     if "_np_type" not in cls.__dict__:
+        if any("_np_type" in base.__dict__ for base in cls.__mro__):
+            raise UnsupportedError(f"instances of {cls.__name__}, a subclass of a NumPy scalar type "
+                                   "(a shim scalar is a 0-D array, it has no subclass instances)")
         raise TypeError(f"cannot create 'torch_numpy_shim.{cls.__name__}' instances")
     return make_scalar(value, cls.dtype)
 
