@@ -1007,8 +1007,9 @@ def piecewise(x, condlist, funclist, *args, **kw):
     """Eager only: calls the Python functions on the selected elements."""
     x = asarray(x)
     n_funcs = len(funclist)
-    if isscalar(condlist) or (not isinstance(condlist[0], (list, ndarray, numpy.ndarray))
-                              and x.ndim != 0):
+    first = condlist[0] if not isscalar(condlist) else None
+    nested = isinstance(first, (list, numpy.ndarray)) or (isinstance(first, ndarray) and not first._scalar)
+    if isscalar(condlist) or (not nested and x.ndim != 0):   # an element of a shim array is a scalar
         condlist = [condlist]
     conds = asarray(condlist, dtype=bool)._t.to(x._t.device)
     n = conds.shape[0]

@@ -76,3 +76,27 @@ def test_subclass_of_a_scalar_type_is_refused_not_a_type_error():
         G(1.0)
     with pytest.raises(TypeError):
         _dtypes.floating(1.0)
+
+
+PIECEWISE = {
+    "bool_list": lambda np: np.piecewise([0, 0], [True, False], [1]),
+    "bool_array": lambda np: np.piecewise([0, 0], np.array([True, False]), [1]),
+    "int_array": lambda np: np.piecewise([0, 0], np.array([1, 0]), [1]),
+    "list_of_arrays": lambda np: np.piecewise([0, 0], [np.array([1, 0])], [1]),
+    "two_conditions": lambda np: np.piecewise(np.array([1.0, 2.0]), np.array([[True, False], [False, True]]),
+                                              [1, lambda v: v * 3]),
+    "too_many_functions": lambda np: np.piecewise([0, 0], [[False, True]], [1, 2, 3]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PIECEWISE))
+def test_piecewise_condition_forms(name):
+    """An element of a condition array is a scalar, not a nested condition (NumPy's
+    TestPiecewise::test_simple: a 1-D bool array is one condition)."""
+    def outcome(np):
+        try:
+            result = PIECEWISE[name](np)
+        except ValueError as exc:
+            return str(exc)
+        return numpy.asarray(tnp.to_numpy(result) if np is tnp else result).tolist()
+    assert outcome(tnp) == outcome(numpy)
