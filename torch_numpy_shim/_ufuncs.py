@@ -17,7 +17,7 @@ import numpy
 import torch
 from torch.multiprocessing.reductions import StorageWeakRef
 
-from . import _coerce, _dtypes, _flipped, _fp_errors, _promotion, _reductions
+from . import _coerce, _dtypes, _flipped, _fp_errors, _half_nan, _promotion, _reductions
 from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor, numpy_target, writes_numpy
 from ._errors import UFuncInputCastingError, UFuncOutputCastingError, UnsupportedError
@@ -411,9 +411,9 @@ class ufunc:
         if kinds & {torch.uint16, torch.uint32}:
             return [t.to(torch.int64) if t.dtype in (torch.uint16, torch.uint32) else t
                     for t in tensors], lambda r: r
-        if torch.float16 in kinds and self._half:
-            return [t.to(torch.float32) if t.dtype == torch.float16 else t for t in tensors], \
-                lambda r: r
+        if torch.float16 in kinds and self._half:   # NaN signs kept both ways, as NumPy's loops
+            return [_half_nan.to_float32(t) if t.dtype == torch.float16 else t for t in tensors], \
+                lambda r: _half_nan.to_float16(r) if r.dtype == torch.float32 else r
         return tensors, lambda r: r
 
     # -- methods ------------------------------------------------------------------------------
@@ -817,8 +817,8 @@ _define("isfinite", 1, 1, torch.isfinite, "bits")
 _define("heaviside", 2, 1, K.heaviside)
 _define("gcd", 2, 1, K.gcd, reorderable=True)
 _define("lcm", 2, 1, K.lcm)
-maximum = _define("maximum", 2, 1, K.maximum, "ordered", reorderable=True)
-minimum = _define("minimum", 2, 1, K.minimum, "ordered", reorderable=True)
+maximum = _define("maximum", 2, 1, K.maximum, "ordered", half=False, reorderable=True)   # exact in float16
+minimum = _define("minimum", 2, 1, K.minimum, "ordered", half=False, reorderable=True)
 _define("fmax", 2, 1, K.fmax, "ordered", reorderable=True)
 _define("fmin", 2, 1, K.fmin, "ordered", reorderable=True)
 _define("equal", 2, 1, torch.eq, "bits")
