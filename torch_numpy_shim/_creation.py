@@ -341,6 +341,17 @@ def arange(start_or_stop, /, stop=None, step=1, *, dtype=None, device=None, like
     return ndarray._wrap(_coerce.cast_tensor(values, dt))
 
 
+def _numpy_refuses_as_numbers(numpy_fn, values, *args, **kwargs):
+    """Bounds that are not numbers (strings, bytes, objects): NumPy's own error, by
+    calling NumPy's function, not a string read as a dtype name or UnsupportedError;
+    where NumPy computes with them after all, the shim still refuses later."""
+    for value in values:
+        if isinstance(value, (str, bytes)) or (isinstance(value, (list, tuple)) and
+                                               not _coerce._contains_traced(value)):
+            if numpy.asanyarray(value).dtype.kind in "USOV":
+                numpy_fn(*args, **kwargs)
+
+
 def _inexact_result_type(*arrays):
     dt = _promotion.result_type(*arrays)
     return _dtypes.float64.dtype if dt.kind in "biu" else dt
@@ -358,6 +369,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
     num = _size(num)
     if num < 0:
         raise ValueError(f"Number of samples, {num}, must be non-negative.")
+    _numpy_refuses_as_numbers(numpy.linspace, (start, stop), start, stop, num, endpoint, dtype=dtype, axis=axis)
     dt = _inexact_result_type(start, stop)
     start_a, stop_a = _linspace_arrays(start, stop)
     target = dt if dtype is None else _dtypes._as_dtype(dtype)
@@ -392,6 +404,7 @@ def linspace(start, stop, num=50, endpoint=True, retstep=False, dtype=None, axis
 def logspace(start, stop, num=50, endpoint=True, base=10.0, dtype=None, axis=0):
     """``base ** linspace(start, stop)``. A Python base stays weak; an array base is
     broadcast with the bounds first (it may decide what ``axis`` means), as in NumPy."""
+    _numpy_refuses_as_numbers(numpy.logspace, (start, stop, base), start, stop, num, endpoint, base, axis=axis)
     if not isinstance(base, (float, int)) and _coerce.asarray(base).ndim:
         start, stop, base = (_coerce.asarray(x) for x in (start, stop, base))
         ndim = len(_broadcast_shapes_of(start.shape, stop.shape, base.shape))
@@ -416,6 +429,7 @@ def _broadcast_shapes_of(*shapes):
 def geomspace(start, stop, num=50, endpoint=True, dtype=None, axis=0):
     """Log-spaced samples computed with NumPy's steps: divide out the sign (a unit
     phase for complex), interpolate the logs, pin both ends to the exact inputs."""
+    _numpy_refuses_as_numbers(numpy.geomspace, (start, stop), start, stop, num, endpoint, axis=axis)
     start, stop = _coerce.asarray(start), _coerce.asarray(stop)
     if builtins.bool((start._t == 0).any()) or builtins.bool((stop._t == 0).any()):
         raise ValueError("Geometric sequence cannot include zero")  # NumPy checks values too

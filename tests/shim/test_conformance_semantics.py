@@ -100,3 +100,28 @@ def test_piecewise_condition_forms(name):
             return str(exc)
         return numpy.asarray(tnp.to_numpy(result) if np is tnp else result).tolist()
     assert outcome(tnp) == outcome(numpy)
+
+
+SPACES = {
+    "linspace_dtype_name": lambda np: np.linspace(0, "f4", 3),
+    "linspace_text": lambda np: np.linspace("1", 2, 3),
+    "linspace_bytes": lambda np: np.linspace(b"1", 2, 3),
+    "linspace_object": lambda np: np.linspace([1, None], 2, 3),
+    "logspace_dtype_name": lambda np: np.logspace(0, "i8", 3),
+    "logspace_text_base": lambda np: np.logspace(0, 1, 3, base="x"),
+    "geomspace_dtype_name": lambda np: np.geomspace(1, "f8", 3),
+    "geomspace_mixed": lambda np: np.geomspace([1, "a"], 3, 3),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SPACES))
+def test_spaces_refuse_text_bounds_as_numpy(name):
+    """A string bound is a value NumPy cannot compute with (its TypeError, here a
+    DTypePromotionError), never a dtype name ('f4' was read as float32) or a refusal."""
+    def outcome(np):
+        try:
+            SPACES[name](np)
+        except Exception as exc:  # noqa: BLE001 - compared with NumPy's
+            return type(exc), str(exc)
+        return None
+    assert outcome(tnp) == outcome(numpy)
