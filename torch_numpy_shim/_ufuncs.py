@@ -224,6 +224,11 @@ def _outs(out, nout):
     return out
 
 
+def _numpy_side(d):
+    """A shim dtype as NumPy's; anything else as given (NumPy judges it)."""
+    return d.np if isinstance(d, _dtypes.dtype) else d
+
+
 def _store(result, loop_dt, out, mask, shape, np_ufunc, casting, index):
     """Put one output where NumPy puts it; returns the array (or scalar) to hand back."""
     if out is None:
@@ -620,6 +625,26 @@ class ufunc:
         if out is None:
             return ndarray._wrap(result)
         return _store(result, loop_dt, out, None, tuple(result.shape), self._np, "unsafe", 0)
+
+    def resolve_dtypes(self, dtypes, *, signature=None, casting=None, reduction=False):
+        """NumPy 2's ``ufunc.resolve_dtypes``: the loop's dtypes (as the shim's) for the
+        operands' dtypes, None where to be found, or the Python types int/float/complex
+        for Python scalars (NEP 50's weak promotion). NumPy's resolver answers and its
+        errors stand, except under 'equiv' with a Python type, where NumPy crashes
+        (SIGSEGV) and this raises the input casting error a call would."""
+        dtypes = tuple(_numpy_side(d) for d in dtypes) if isinstance(dtypes, tuple) else dtypes
+        options = {"reduction": reduction}
+        if signature is not None:
+            options["signature"] = tuple(_numpy_side(d) for d in signature) \
+                if isinstance(signature, (tuple, list)) else signature
+        weak = isinstance(dtypes, tuple) and any(d in PY_SCALARS for d in dtypes[:self.nin])
+        if casting == "equiv" and weak:
+            resolved = self._np.resolve_dtypes(dtypes, casting="safe", **options)
+            given = [(i, d) for i, d in enumerate(dtypes[:self.nin]) if d is not None]
+            _check_equiv(self._np, tuple(d for _, d in given), tuple(resolved[i] for i, _ in given))
+        else:
+            resolved = self._np.resolve_dtypes(dtypes, **options, **({} if casting is None else {"casting": casting}))
+        return tuple(_dtypes._from_numpy_dtype(d) for d in resolved)
 
     def outer(self, A, B, /, **kwargs):
         if self.nin != 2:
