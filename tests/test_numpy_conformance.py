@@ -49,6 +49,25 @@ def test_load_binds_failed_statements_to_placeholders(tmp_path):
         module.np.sctypes
 
 
+def test_comparing_asserts_take_array_likes_built_with_the_shim():
+    """A test's class whose ``__array__`` returns ``np.arange(3)`` (the shim's, the module
+    under test) compares as that array (NumPy's assert alone would refuse it:
+    'object __array__ method not producing an array'); other objects are left to it."""
+    class Built:
+        def __array__(self, dtype=None, copy=None):
+            return shim.arange(3)
+
+    class NotAnArray:
+        def __array__(self, dtype=None, copy=None):
+            return 5
+
+    convert = conformance._Impl("shim").convert
+    numpy.testing.assert_array_equal(convert(Built()), numpy.arange(3))
+    assert type(convert(Built())) is numpy.ndarray
+    odd = NotAnArray()
+    assert convert(odd) is odd
+
+
 # ---- the gaps the runner found (issue 13, item 17) ----------------------------------------
 def test_bool_scalars():
     for name in ("True_", "False_"):
