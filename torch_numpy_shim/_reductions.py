@@ -217,6 +217,8 @@ def _store(t, out):
         raise ValueError(f"output parameter for reduction has shape {out.shape}, "
                          f"expected {tuple(t.shape)}")
     warn_complex_to_real(t, out.dtype, 2)
+    if _fp_errors.watching():   # NumPy casts into out= in its reduce: NaN to an int is 'invalid ... in reduce'
+        _fp_errors.report(_fp_errors.cast_flags(t, out.dtype.torch), "reduce")
     out._t.copy_(cast_tensor(t, out.dtype))
     return out
 
@@ -736,6 +738,8 @@ def _extreme(a, axis, out, keepdims, initial, where, largest, skip_nan):
     name = ("fmax" if largest else "fmin") if skip_nan else ("maximum" if largest else "minimum")
     axes = _ufunc_axes(a, axis)
     keepdims = _keepdims(keepdims)
+    if casts_first_items(a.dtype, out, initial):
+        return numpy_extreme(a, name, axes, out, keepdims)
     mask = _where_mask(where, a.shape)
     t = a._t
     if initial is None or initial is NO_VALUE:
@@ -754,6 +758,31 @@ def _extreme(a, axis, out, keepdims, initial, where, largest, skip_nan):
     if skip_nan:
         warn_when(_nan_mask(r), "All-NaN slice encountered")
     return _deliver(_shaped(r, a.shape, axes, keepdims), out)
+
+
+def casts_first_items(dt, out, initial):
+    """Whether NumPy's max/min of dtype ``dt`` into ``out`` answers other values than a
+    cast of the extreme: without ``initial`` its reduce copies the first items into
+    ``out`` and compares the rest with them read back, its buffers flushed into ``out``
+    every 8192 items; a float or complex input into an integer or bool ``out`` loses the
+    NaN, inf or sign there (np.max([[1, nan], [3, 4]], axis=0, out=int64 array) is
+    [3, 4], 'invalid value encountered in cast')."""
+    return out is not None and (initial is None or initial is NO_VALUE) and \
+        dt.kind in "fc" and out.dtype.kind in "iub"
+
+
+def numpy_extreme(a, name, axes, out, keepdims):
+    """``name``.reduce (maximum, minimum, fmax, fmin) of ``a`` into ``out`` by NumPy
+    itself on the memory, which warns as NumPy, in its error state (debug mode's is
+    NumPy's). A traced program runs it as written (UnsupportedError: a graph break)."""
+    if _fp_errors.tracing():
+        raise _errors.UnsupportedError(f"{name}.reduce of {a.dtype} into an {out.dtype} out= "
+                                       f"(NumPy's buffered casts): runs as written")
+    result = numpy.empty(out.shape, out.dtype.np)
+    host = a._t.detach().resolve_conj().resolve_neg().numpy()
+    getattr(numpy, name).reduce(host, axis=tuple(axes), out=result, keepdims=keepdims)
+    out._t.copy_(torch.from_numpy(result))
+    return out
 
 
 def _item_zero_wins(x, mask, r, largest):

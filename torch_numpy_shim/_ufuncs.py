@@ -142,6 +142,7 @@ def _resolve(np_ufunc, in_keys, nout, signature, casting):
 
 # under 'equiv' a Python scalar is its default dtype only (a float is float64, never
 # float32), except that comparisons take a Python int against any integer dtype
+_EXTREMES = {"maximum", "minimum", "fmax", "fmin"}
 _COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
 _WEAK_DEFAULT = {int: numpy.dtype("int64"), float: numpy.dtype("float64"), complex: numpy.dtype("complex128")}
 
@@ -442,6 +443,8 @@ class ufunc:
         if len(axes) > 1 and not self._reorderable:
             raise ValueError(f"reduction operation '{self.__name__}' is not reorderable, so at "
                              f"most one axis may be specified")
+        if self.__name__ in _EXTREMES and dtype is None and _reductions.casts_first_items(arr.dtype, out, initial):
+            return _reductions.numpy_extreme(arr, self.__name__, axes, out, keepdims)
         mask = where_mask(where)
         x = _reductions.loop_input(arr._t, loop_dt, "reduce")
         if mask is not None:
