@@ -41,7 +41,10 @@ def _root(arr):
 
 def register(copy, source, view, dims, perm=None):
     """``copy`` (a fresh ndarray) stands for the view ``flip(view, dims).permute(perm)``
-    of ``source``'s memory (``view`` a tensor view of ``source``); returns ``copy``."""
+    of ``source``'s memory (``view`` a tensor view of ``source``); returns ``copy``, read-only
+    (and warning on a write) as ``source`` is, as NumPy's view of it would be."""
+    copy._readonly = copy._readonly or source._readonly
+    copy._warn_on_write = copy._warn_on_write or source._warn_on_write
     key = id(copy)
     ref = weakref.ref(copy, lambda _ref, key=key: _LIVE.pop(key, None))
     _LIVE[key] = _Link(ref, _root(source), view, tuple(dims), None if perm is None else tuple(perm))

@@ -17,7 +17,7 @@ import numpy
 import torch
 from torch.multiprocessing.reductions import StorageWeakRef
 
-from . import _coerce, _dtypes, _flipped, _promotion
+from . import _coerce, _dtypes, _flipped, _layout, _promotion
 from ._detours import movable
 from ._errors import ComplexWarning, raise_if
 from ._fp_errors import tracing
@@ -98,15 +98,25 @@ def _classify(item):
         raise IndexError(_INVALID_INDEX) from None
 
 
+#: Steps beyond this are cut to the axis' length (same elements): their stride could
+#: overflow torch's int64. Below it a slice keeps its step, so the view's stride is
+#: NumPy's ``step * stride`` even where it selects one element (``a[::-2]`` of length 1).
+_LONGEST_STEP = 2 ** 31
+
+
+def _step(step, size):
+    return step if step <= _LONGEST_STEP else builtins.min(step, builtins.max(size, 1))
+
+
 def _forward_slice(s, size):
     """A slice as (positive-step slice, reversed?): torch cannot step backwards."""
     if s.step is None or isinstance(s.step, torch.SymInt) or s.step > 0:
         if isinstance(size, int) and not any(isinstance(b, torch.SymInt) for b in (s.start, s.stop, s.step)):
             start, stop, step = s.indices(size)  # clamps huge bounds torch would overflow on
-            return slice(start, stop, builtins.min(step, builtins.max(size, 1))), False
+            return slice(start, stop, _step(step, size)), False
         return s, False
     if s.start is None and s.stop is None:  # a[::-k] without guarding on the size
-        k = -s.step if not isinstance(size, int) else builtins.min(-s.step, builtins.max(size, 1))
+        k = -s.step if not isinstance(size, int) else _step(-s.step, size)
         return slice((size - 1) % k, None, k), True
     if s.step == -1 and any(isinstance(b, torch.SymInt) for b in (s.start, s.stop, size)):
         return _backward_symbolic(s, size)
@@ -115,7 +125,7 @@ def _forward_slice(s, size):
     if count == 0:
         return slice(0, 0, 1), False
     lowest = start + (count - 1) * step
-    return slice(lowest, start + 1, builtins.min(-step, builtins.max(size, 1))), True
+    return slice(lowest, start + 1, _step(-step, size)), True
 
 
 def _backward_symbolic(s, size):
@@ -347,7 +357,17 @@ def getitem(arr, key):
                                  arr, view, key.flips)
     if key.scalar:
         return ndarray._wrap(view.clone(), scalar=True)
-    return arr._view(view)
+    return arr._view(_numpy_new_axes(view, key.view_key))
+
+
+def _numpy_new_axes(view, view_key):
+    """``view`` with NumPy's zero strides on the axes ``None`` inserted (in eager shim code;
+    inside a graph the axes stay torch's ``unsqueeze``, which the runtime replays on the
+    NumPy side for a returned view, ``npcompile.runtime.view_replay``)."""
+    if None not in view_key or tracing() or torch.compiler.is_compiling():
+        return view
+    kept = [k for k in view_key if not isinstance(k, (int, torch.SymInt))]
+    return _layout.zero_new_axes(view, [d for d, k in enumerate(kept) if k is None])
 
 
 # ---- assignment ---------------------------------------------------------------------

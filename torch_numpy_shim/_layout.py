@@ -7,7 +7,7 @@ prototype. Fresh empty arrays have all-zero strides, as in NumPy 2."""
 import torch
 
 __all__ = ["order_letter", "resolve", "strides_for", "empty", "f_contiguous", "fortran", "keep_order_of",
-           "copy_as", "satisfying", "proxy", "joined_axes", "empty_with_axes"]
+           "copy_as", "satisfying", "proxy", "joined_axes", "empty_with_axes", "zero_new_axes"]
 
 
 def order_letter(order, default="K"):
@@ -162,3 +162,13 @@ def empty_with_axes(shape, dtype, axes, device=None):
     shape = tuple(shape)
     strides = (0,) * len(shape) if _is_empty(shape) else _dense(shape, axes)
     return torch.empty_strided(shape, strides, dtype=dtype, device=device)
+
+
+def zero_new_axes(t, dims):
+    """``t`` with stride 0 on its axes ``dims`` (each of length 1), as NumPy strides an axis
+    that ``None``/``newaxis`` inserts; torch's ``unsqueeze`` gives it the extent of the next
+    axis. Values and contiguity are the same either way; ``.strides`` shows the difference."""
+    strides = list(t.stride())
+    for d in dims:
+        strides[d] = 0
+    return t.as_strided(t.shape, strides, t.storage_offset())

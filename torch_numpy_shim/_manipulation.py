@@ -250,10 +250,9 @@ def expand_dims(a: ArrayLike, axis: AxisLike):
     axes = (axis,) if not isinstance(axis, tuple) else axis
     out_ndim = len(axes) + a.ndim
     axes = normalize_axis_tuple(axes, out_ndim)
-    t = a._t
-    for ax in sorted(axes):
-        t = t.unsqueeze(ax)
-    return a._view(t)
+    dims = iter(a.shape)
+    # NumPy reshapes, which strides the new axes as a reshape does (not as ``None`` does)
+    return a._view(a._t.reshape(tuple(1 if ax in axes else next(dims) for ax in range(out_ndim))))
 
 
 def _broadcast_shape(*shapes):
@@ -297,27 +296,30 @@ def broadcast_shapes(*args):
     return _broadcast_shape(*(((s,) if not isinstance(s, (tuple, list)) else tuple(s)) for s in args))
 
 
-def _at_least(ndim_target, placement, arys):
+def _at_least(ndim_target, keys, arys):
+    """NumPy reshapes a 0-d array and indexes the others with ``keys[ndim]`` (``None``
+    for each new axis), so their new axes have stride 0 and a 0-d one's a reshape's."""
     results = []
     for a in arys:
         a = _coerce.asarray(a)
-        if a.ndim < ndim_target:
-            a = a._view(a._t.reshape(placement[a.ndim](a.shape)))
+        if a.ndim == 0:
+            a = a._view(a._t.reshape((1,) * ndim_target))
+        elif a.ndim < ndim_target:
+            a = a[keys[a.ndim]]
         results.append(a)
     return results[0] if len(results) == 1 else tuple(results)
 
 
 def atleast_1d(*arys):
-    return _at_least(1, {0: lambda s: (1,)}, arys)
+    return _at_least(1, {}, arys)
 
 
 def atleast_2d(*arys):
-    return _at_least(2, {0: lambda s: (1, 1), 1: lambda s: (1,) + s}, arys)
+    return _at_least(2, {1: (None, slice(None))}, arys)
 
 
 def atleast_3d(*arys):
-    return _at_least(3, {0: lambda s: (1, 1, 1), 1: lambda s: (1,) + s + (1,),
-                         2: lambda s: s + (1,)}, arys)
+    return _at_least(3, {1: (None, slice(None), None), 2: (slice(None), slice(None), None)}, arys)
 
 
 # ---- joining ---------------------------------------------------------------------------

@@ -1,14 +1,20 @@
-"""Results that NumPy returns as reversed views of an input, returned as such views.
+"""Results that NumPy returns as views of an input, returned as NumPy's own views.
 
 ``np.flip(a)``, ``a[::-1]`` and ``np.rot90(a)`` are views in NumPy (negative strides:
 writing into the result writes into ``a``), but torch has no negative strides, so the
-graph computes them as copies. When a graph output is reached from one input through
-nothing but flips and views whose arguments are constants, the runtime builds that
-output by replaying the same steps on the caller's NumPy array, which gives NumPy's very
-view (memory, strides, writeable flag); the graph's copy is dropped. Outputs whose steps
-depend on symbolic sizes, or pass through a reshape (which NumPy may have to copy), keep
-the graph's copy.
+graph computes them as copies. Other views torch shares, but not as NumPy lays them out:
+torch strides a length-1 axis its own way (``a[:, None]`` has stride 0 in NumPy, ``size *
+stride`` of the next axis in torch), and the array converted from the tensor has the
+tensor, not the input, as its ``base``. So when a graph output is reached from one input
+through nothing but views whose arguments are constants, the runtime builds that output
+by replaying the same steps on the caller's NumPy array, which gives NumPy's very view
+(memory, strides, flags, base); the graph's value is dropped. A reshape (``aten.view``)
+is one only where torch could view the input, and then NumPy's reshape views it too.
+Outputs whose steps depend on symbolic sizes, or pass through other views (``expand``,
+``as_strided``), keep the graph's value.
 """
+import re
+
 import numpy
 import torch
 
@@ -47,9 +53,12 @@ _STEPS = {
     _aten.squeeze.dim: _squeeze,
     _aten.squeeze.dims: _squeeze,
     _aten.diagonal.default: lambda a, offset=0, dim1=0, dim2=1: a.diagonal(offset, dim1, dim2),
-    _aten.alias.default: lambda a: a,
-    _aten.detach.default: lambda a: a,
+    _aten.view.default: lambda a, shape: a.reshape(shape),
+    _aten.alias.default: lambda a: a.view(),   # a[...]: a new view, not the array itself
+    _aten.detach.default: lambda a: a.view(),
 }
+
+
 
 
 def _numpy_dtype(dtype):
@@ -79,9 +88,9 @@ def _returns_its_input(target):
 
 
 def replay_steps(node):
-    """(placeholder, steps) if ``node`` is a flip of a placeholder reached through
-    constant-argument flips and views only (steps: (function, args), first to last),
-    else None. A chain with no flip is an ordinary view, which torch already shares."""
+    """(placeholder, steps) if ``node`` is a view of a placeholder reached through
+    constant-argument views only (steps: (function, args), first to last), else None. A
+    dtype view alone (or nothing) is the input itself, returned as it is."""
     steps = []
     while node.op == "call_function":
         target = node.target
@@ -98,9 +107,9 @@ def replay_steps(node):
         step = _STEPS.get(target)
         if step is None or node.kwargs or not _constant(node.args[1:]):
             return None
-        steps.append((step, tuple(node.args[1:]), target is _aten.flip.default))
+        steps.append((step, tuple(node.args[1:]), True))
         node = node.args[0]
-    if node.op != "placeholder" or not any(flips for _, _, flips in steps):
+    if node.op != "placeholder" or not any(new for _, _, new in steps):
         return None
     return node, [(step, args) for step, args, _ in reversed(steps)]
 
@@ -112,9 +121,17 @@ def replay(base, steps):
     return base
 
 
+#: An output ``read_only.mark_views`` converts as a view of inputs.
+_VIEW_CONVERSION = re.compile(r"_view\(out\[(\d+)\], \([^()]*\)\)")
+
+
 def mark_replays(lines, replays):
-    """``lines`` (an output plan's conversions) with each output in ``replays`` (output
-    index -> the expression of its NumPy input and a name bound to its steps) built by
-    ``_replay`` from that input instead of converted from the graph's copy."""
-    return replace_conversions(lines, {k: f"_replay({base}, {steps_name})"
-                                       for k, (base, steps_name) in replays.items()})
+    """``lines`` (an output plan's conversions, views already marked) with each output in
+    ``replays`` (output index -> the expression of its NumPy input and a name bound to its
+    steps) built by ``_replay`` from that input instead of converted from the graph's value."""
+    code = {k: f"_replay({base}, {steps_name})" for k, (base, steps_name) in replays.items()}
+
+    def replace(match):
+        return code.get(int(match.group(1)), match.group(0))
+
+    return [_VIEW_CONVERSION.sub(replace, line) for line in replace_conversions(lines, code)]
