@@ -282,7 +282,7 @@ class _Flags:
         """Two arrays' flags compare equal when every flag does, as NumPy's flags objects."""
         if not isinstance(other, _Flags):
             return NotImplemented
-        names = ("c_contiguous", "f_contiguous", "writeable", "owndata")
-        return all(getattr(self, n) == getattr(other, n) for n in names)
+        names = ("c_contiguous", "f_contiguous", "owndata")   # WRITEABLE by the slot: no FutureWarning
+        return self._a._readonly == other._a._readonly and all(getattr(self, n) == getattr(other, n) for n in names)
 
     __hash__ = None

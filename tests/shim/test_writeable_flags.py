@@ -167,6 +167,8 @@ BROADCAST_WRITES = {
     "made_writeable_first": lambda np, x: (setattr(x.flags, "writeable", True), x.__setitem__((0, 0), 7.0)),
     "made_read_only": lambda np, x: (setattr(x.flags, "writeable", False), x.__setitem__((0, 0), 7.0)),
     "copy_is_quiet": lambda np, x: x.copy().__setitem__((0, 0), 7.0),
+    "flags_item_warns": lambda np, x: x.flags["W"],
+    "flags_compare_quietly": lambda np, x: x.flags == np.arange(3.0).flags,
 }
 #: writes over the whole broadcast result: NumPy writes (last write wins), torch refuses a
 #: write into memory with internal overlap (RuntimeError from _indexing's and _ufuncs' copy_)
@@ -201,12 +203,13 @@ def test_broadcast_results_flags_mechanism():
         view, copy = x[1], x.copy()
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
+            assert x.flags == x.flags and x.flags["W"]   # reading it warns; comparing does not
             copy[0, 0] = 1.0
             view[0] = 7.0
             view[1] = 7.0
             x[0, 0] = 7.0
             x[0, 1] = 7.0
-    assert [w.category for w in caught] == [DeprecationWarning, DeprecationWarning]
+    assert [w.category for w in caught] == [FutureWarning, DeprecationWarning, DeprecationWarning]
     assert a.tolist() == [7.0, 7.0, 2.0]
 
 
