@@ -26,7 +26,7 @@ import math
 import numpy
 import torch
 
-from . import _dtypes, _errors, _fp_errors, _half_scan, _promotion
+from . import _dtypes, _errors, _fp_errors, _half_scan, _layout, _promotion
 from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor, check_python_int_fits
 from ._detours import orderable
@@ -240,9 +240,19 @@ def _deliver(t, out):
     return ndarray._wrap(t, scalar=t.ndim == 0)
 
 
-def _shaped(t, shape, axes, keepdims):
-    """A keepdims=False reduction result reshaped for ``keepdims``."""
-    return t.reshape(_result_shape(shape, axes, True)) if keepdims else t
+def _shaped(t, a, axes, keepdims):
+    """A keepdims=False reduction result of ``a`` reshaped for ``keepdims``, laid out as
+    NumPy's: its axes in the stride order of ``a``'s (its iterator allocates the result
+    in the input's memory order: a Fortran input gives a Fortran result)."""
+    t = t.reshape(_result_shape(a.shape, axes, True)) if keepdims else t
+    source = a._t
+    if t.ndim <= 1 or source.is_contiguous():
+        return t
+    kept = list(range(source.ndim)) if keepdims else [d for d in range(source.ndim) if d not in axes]
+    slowest_first = sorted(range(t.ndim), key=lambda i: -abs(source.stride(kept[i])))   # stable, as NumPy's
+    if slowest_first == list(range(t.ndim)):
+        return t
+    return _layout.empty_with_axes(t.shape, t.dtype, slowest_first, t.device).copy_(t)
 
 
 # ---- the loop's input -----------------------------------------------------------------------
@@ -402,7 +412,7 @@ def _sum_or_prod(a, axis, dtype, out, keepdims, initial, where, product):
     else:
         with _fp_errors.as_one("reduce"):   # NumPy's reduce starts from initial: one report
             r = _from_initial(a._t, axes, loop, mask, initial, product)
-    return _deliver(_shaped(r, a.shape, axes, keepdims), out)
+    return _deliver(_shaped(r, a, axes, keepdims), out)
 
 
 def _from_initial(t, axes, loop, mask, initial, product):
@@ -530,7 +540,7 @@ def _mean(a, axes, dtype, out, keepdims, mask, weights=None, refused=None):
         _fp_errors.warn("Mean of empty slice")
     if refused is not None:
         raise refused
-    total = _shaped(_sum_tensor(a._t, axes, loop, mask), a.shape, axes, keepdims)
+    total = _shaped(_sum_tensor(a._t, axes, loop, mask), a, axes, keepdims)
     if isinstance(count, torch.Tensor):
         count = count.reshape(total.shape)
     if _fp_errors.tracing():
@@ -599,7 +609,7 @@ def _variance(a, axes, dtype, out, ddof, keepdims, mask, mean_, weights=None, re
     if _fp_errors.watching():
         _report_deviations(operands, deviation, squares, "square", None)
     loop = _loop_dtype(_from_torch(squares), dtype, out)
-    total = _shaped(_sum_tensor(squares, axes, loop, mask), a.shape, axes, keepdims)
+    total = _shaped(_sum_tensor(squares, axes, loop, mask), a, axes, keepdims)
     if isinstance(count, torch.Tensor) or _data_dependent(count):
         dof = torch.clamp(_count_tensor(count) - ddof, min=0).reshape(total.shape)
     else:
@@ -757,7 +767,7 @@ def _extreme(a, axis, out, keepdims, initial, where, largest, skip_nan):
         r = _item_zero_wins(x[..., 1:], None if mask is None else items, r, largest)
     if skip_nan:
         warn_when(_nan_mask(r), "All-NaN slice encountered")
-    return _deliver(_shaped(r, a.shape, axes, keepdims), out)
+    return _deliver(_shaped(r, a, axes, keepdims), out)
 
 
 def casts_first_items(dt, out, initial):
@@ -900,7 +910,7 @@ def _truth(a, axis, out, keepdims, where, every):
     if mask is not None:
         truth = torch.where(mask, truth, every)  # masked-out items are the identity
     r = (torch.all if every else torch.any)(*_over(truth, axes))
-    return _deliver(_shaped(r, a.shape, axes, _keepdims(keepdims)), out)
+    return _deliver(_shaped(r, a, axes, _keepdims(keepdims)), out)
 
 
 @normalizer
@@ -917,7 +927,7 @@ def all(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, keepdims=Fals
 def count_nonzero(a: ArrayLike, axis: AxisLike = None, *, keepdims=False):
     axes = _ufunc_axes(a, axis)
     r = torch.sum(*_over((a._t != 0).to(torch.int64), axes))
-    return _deliver(_shaped(r, a.shape, axes, _keepdims(keepdims)), None)
+    return _deliver(_shaped(r, a, axes, _keepdims(keepdims)), None)
 
 
 # ---- cumulative sums and products ------------------------------------------------------------
@@ -1061,7 +1071,7 @@ def nanmean(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: O
     keepdims = _keepdims(keepdims)
     mask = _where_mask(where, a.shape)
     loop = _loop_dtype(a.dtype, dtype, out)
-    total = _shaped(_sum_tensor(_nan_replaced(a, 0)._t, axes, loop, mask), a.shape, axes, keepdims)
+    total = _shaped(_sum_tensor(_nan_replaced(a, 0)._t, axes, loop, mask), a, axes, keepdims)
     count = _valid_count(a, axes, mask).reshape(total.shape)
     warn_when(count == 0, "Mean of empty slice")
     result = _divide_into(total, count, out)
@@ -1092,7 +1102,7 @@ def _nan_variance(a, axis, dtype, out, ddof, keepdims, where, mean_, correction)
     if _fp_errors.watching() and not squares.is_complex():   # NumPy's where= skips the NaNs
         _report_deviations(operands, deviation, squares, "multiply", ~nan if mask is None else ~nan & mask)
     loop = _loop_dtype(_from_torch(squares), dtype, out)
-    total = _shaped(_sum_tensor(squares, axes, loop, mask), a.shape, axes, keepdims)
+    total = _shaped(_sum_tensor(squares, axes, loop, mask), a, axes, keepdims)
     dof = (count - ddof).reshape(total.shape)
     warn_when(dof <= 0, "Degrees of freedom <= 0 for slice.")
     if out is None:
