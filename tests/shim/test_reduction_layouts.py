@@ -1,8 +1,7 @@
 """Reductions over some axes of a transposed or Fortran input are laid out as NumPy's:
 its iterator allocates the result in the input's memory order, so
 ``np.ones((3, 4, 5)).T.sum(axis=1)`` has strides (8, 40) and is F-contiguous. Values never
-change. Debug mode and npcompile.jit's eager backend (Inductor chooses its outputs'
-strides itself: README)."""
+change. Debug mode and npcompile.jit (eager backend and Inductor)."""
 import numpy as np
 import pytest
 
@@ -40,10 +39,11 @@ def sums(a):
     return a.sum(axis=1), np.max(a, axis=0, keepdims=True), a.mean(axis=2)
 
 
+@pytest.mark.parametrize("backend", ["eager", pytest.param("inductor", marks=pytest.mark.inductor)])
 @pytest.mark.parametrize("layout", ["transposed", "fortran"])
-def test_jit_eager(layout):
+def test_jit(layout, backend):
     a = INPUTS[layout]()
-    jitted = npcompile.jit(sums, backend="eager")
+    jitted = npcompile.jit(sums, backend=backend)
     for _ in range(2):   # the compiling call, then the compiled code
         got = jitted(a)
         assert [_layout(g) for g in got] == [_layout(e) for e in sums(a)]
