@@ -237,12 +237,18 @@ def flags(name, inputs, results, mask=None):
         return _integer_flags(name, inputs, mask) if name in _INT_DIVISION or name == "reciprocal" else 0
     if name in _OWN_RULES:
         return _OWN_RULES[name](inputs, results, mask)
-    found = 0
+    found = _complex_reciprocal_compares(inputs, mask) if name == "reciprocal" and out.dtype.is_complex else 0
     if name not in _EXACT and _wants_underflow():
         found |= _underflow(name, inputs, results, mask)
     if _finite(out) and (len(results) == 1 or all(_finite(r) for r in results[1:])):
         return found
     return found | _nonfinite_flags(name, inputs, results, mask)
+
+
+def _complex_reciprocal_compares(inputs, mask):
+    """NumPy's complex reciprocal compares |re| with |im| (Smith's ratio): a NaN part is
+    an invalid comparison there, even where the result's NaN comes from the input."""
+    return INVALID if _holds(torch.isnan(inputs[0]), mask) else 0
 
 
 def _finite(t):
