@@ -511,8 +511,9 @@ def _logaddexp_with(log1p_of_exp, same):
     return kernel
 
 
-logaddexp = _logaddexp_with(lambda v: torch.log1p(torch.exp(v)), math.log(2.0))
-logaddexp2 = _logaddexp_with(lambda v: torch.log1p(torch.exp2(v)) / _LN2, 1.0)
+# this module's log1p: torch's CPU log1p of a subnormal float32 is 0 (logaddexp(0, -103) was 0)
+logaddexp = _logaddexp_with(lambda v: log1p(torch.exp(v)), math.log(2.0))
+logaddexp2 = _logaddexp_with(lambda v: log1p(torch.exp2(v)) / _LN2, 1.0)
 
 
 def deg2rad(t):
