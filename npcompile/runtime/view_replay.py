@@ -39,6 +39,15 @@ def _squeeze(a, dims=None):
     return a.squeeze(tuple(d % a.ndim for d in dims if a.shape[d] == 1))
 
 
+def _diagonal(a, offset=0, dim1=0, dim2=1):
+    """A writeable diagonal view of a writeable ``a``: ``np.einsum('ii->i', a)`` is one, and
+    the output plan marks ``np.diagonal``'s read-only (the shim knows which it was)."""
+    view = a.diagonal(offset, dim1, dim2)
+    if a.flags.writeable:
+        view.flags.writeable = True
+    return view
+
+
 # aten op -> the NumPy view it is (the first argument is the array)
 _STEPS = {
     _aten.flip.default: lambda a, dims: a[tuple(slice(None, None, -1) if d in {x % a.ndim for x in dims}
@@ -52,7 +61,7 @@ _STEPS = {
     _aten.squeeze.default: _squeeze,
     _aten.squeeze.dim: _squeeze,
     _aten.squeeze.dims: _squeeze,
-    _aten.diagonal.default: lambda a, offset=0, dim1=0, dim2=1: a.diagonal(offset, dim1, dim2),
+    _aten.diagonal.default: _diagonal,
     _aten.view.default: lambda a, shape: a.reshape(shape),
     _aten.alias.default: lambda a: a.view(),   # a[...]: a new view, not the array itself
     _aten.detach.default: lambda a: a.view(),

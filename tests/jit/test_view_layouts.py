@@ -65,3 +65,20 @@ def test_view_after_a_write_into_the_input(backend):
     expected = view_of_written_input(expected_input)
     got = npcompile.jit(view_of_written_input, backend=backend)(got_input)
     assert describe(got, got_input) == describe(expected, expected_input)
+
+
+def diagonals(a):
+    return np.einsum("ii->i", a[:3, :3]), np.diagonal(a), a[:, ::-1].diagonal(1)
+
+
+@pytest.mark.parametrize("layout", ["c2", "f2", "strided2", "read_only2"])
+@pytest.mark.parametrize("backend", ["eager", "inductor"])
+def test_diagonal_views_writeable_as_numpys(layout, backend):
+    """The graph sees one ``diagonal`` op for all three; NumPy's einsum view is writeable
+    where the input is, ``np.diagonal``'s read-only (the output plan marks those)."""
+    expected_input, got_input = fresh(layout), fresh(layout)
+    expected, got = diagonals(expected_input), npcompile.jit(diagonals, backend=backend)(got_input)
+    for e, g in zip(expected, got):
+        assert describe(g, got_input) == describe(e, expected_input)
+        assert write_through(g) == write_through(e)
+    assert got_input.tolist() == expected_input.tolist()
