@@ -682,8 +682,7 @@ class ufunc:
         if bt is not None and _same_storage(bt, a._t):   # NumPy reads the values before writing
             bt = bt.clone()
         if bt is not None:
-            shape = tuple(asarray(positions).shape)
-            bt = bt.expand(torch.broadcast_shapes(bt.shape, shape)).reshape(-1)
+            bt = _at_values(bt, tuple(asarray(positions).shape))
         for k in range(flat_index.shape[0]):  # one element at a time: repeats accumulate
             i = flat_index[k:k + 1]
             rhs = ndarray._wrap(bt[k:k + 1]) if bt is not None else operand
@@ -696,6 +695,15 @@ class ufunc:
         args = (current,) if rhs is None else (current, rhs)
         result = self(*args, out=ndarray._wrap(torch.empty_like(current._t)), casting="unsafe")
         return result._t
+
+
+def _at_values(values, shape):
+    """``values`` broadcast one way, to the indexed shape ``a[indices].shape``, flat: NumPy's
+    ufunc.at refuses (before writing) values needing more dims or a stretch of the index."""
+    lead = len(shape) - values.ndim
+    if lead < 0 or any(v not in (1, s) for v, s in zip(values.shape, shape[lead:])):
+        raise ValueError("array is not broadcastable to correct shape")
+    return values.expand(shape).reshape(-1)
 
 
 #: torch has no index_copy_ for these: their bits travel as the signed type of their width
