@@ -511,7 +511,8 @@ def triu(m, k=0):
 
 @normalizer
 def diag(v: ArrayLike, k=0):
-    """1-D -> a matrix with ``v`` on the k-th diagonal; 2-D -> that diagonal (a copy)."""
+    """1-D -> a fresh matrix with ``v`` on the k-th diagonal; 2-D -> that diagonal as
+    NumPy's ``v.diagonal(k)``: a read-only view of ``v``."""
     k = operator.index(k)
     t = v._t
     if t.ndim == 1:
@@ -525,7 +526,7 @@ def diag(v: ArrayLike, k=0):
         return ndarray._wrap(torch.where(_diagonal_mask(n, n, k, None, t.device),
                                          values.reshape(position.shape), placed))
     if t.ndim == 2:
-        return ndarray._wrap(torch.diagonal(t, k).clone())
+        return v._view(torch.diagonal(t, k), readonly=True)
     raise ValueError("Input must be 1- or 2-d.")
 
 
