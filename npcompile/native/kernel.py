@@ -6,7 +6,8 @@ overflow, an index out of bounds, a division by zero) or leaves the invalid, div
 zero or overflow flag set (where NumPy would warn or Python raise), the copies are put
 back and the original function runs in NumPy, which then gives NumPy's own result,
 warnings and exception. Otherwise every operation ran in NumPy's dtypes with IEEE
-results and the kernel's result stands.
+results and the kernel's result stands, as the objects NumPy returns (returns.py);
+where the kernel cannot tell which objects those are, NumPy runs too.
 """
 import builtins
 import dataclasses
@@ -17,8 +18,9 @@ import time
 import numpy as np
 
 from npcompile import probe_warnings
+from npcompile.native import binding, returns
 from npcompile.native.fenv import FENV, UNDERFLOW
-from npcompile.native.kinds import SUPPORTED, Array, NoneT, NotNative, Py, Scalar, Tup, of_value
+from npcompile.native.kinds import SUPPORTED, Array, NotNative, of_value
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,23 +79,6 @@ def argument_type(name, value):
     return of_value(value)
 
 
-def boxer(t):
-    """Turns what numba returns into what NumPy would have returned."""
-    if isinstance(t, NoneT):
-        return lambda v: None
-    if isinstance(t, Array):
-        return lambda v: v
-    if isinstance(t, Scalar):
-        kind = t.single
-        if kind is None:
-            raise NotNative("returns a scalar that may be a Python or a NumPy scalar")
-        return kind.t if isinstance(kind, Py) else kind.dtype.type
-    if isinstance(t, Tup):
-        parts = [boxer(i) for i in t.items]
-        return lambda v: tuple(p(x) for p, x in zip(parts, v))
-    raise NotNative(f"returns a {type(t).__name__}")
-
-
 class NativeKernel:
     """``guard(args, kwargs)``: may this kernel serve the call? ``kernel(*args, **kwargs)``:
     the function's result, computed natively when that is provably NumPy's."""
@@ -103,6 +88,7 @@ class NativeKernel:
         self.fn = fn
         self.signature = signature
         self.nparams = len(signature.parameters)
+        self.binder = binding.make_binder(fn)
         self.keys = keys
         self.checks = [guard_check(k) for k in keys]
         self.written = written               # positions of arguments the kernel may write
@@ -119,11 +105,10 @@ class NativeKernel:
         self.clear_flags, self.flags = clear_fp_flags, fp_flags
 
     def _values(self, args, kwargs):
+        """The argument of each parameter, defaults as the function has them now."""
         if not kwargs and len(args) == self.nparams:
             return args
-        bound = self.signature.bind(*args, **kwargs)
-        bound.apply_defaults()
-        return tuple(bound.arguments.values())
+        return binding.bind(self.binder, self.fn, args, kwargs)
 
     def guard(self, args, kwargs=None):
         try:
@@ -160,7 +145,10 @@ class NativeKernel:
         flags = self.flags()
         if flags and (flags != UNDERFLOW or np.geterr()["under"] != "ignore"):
             return self._numpy(saved, args, kwargs)
-        return self.box(result)
+        try:
+            return self.box(result, values)
+        except returns.Ambiguous:    # which arrays are one object: NumPy's result says
+            return self._numpy(saved, args, kwargs)
 
     def _numpy(self, saved, args, kwargs):
         self.bailouts += 1
@@ -211,7 +199,7 @@ def try_compile(fn, args, kwargs=None, *, loop_kernels_only=True):
         policy = lowering.loop_kernel_reason(largest) if loop_kernels_only else None
         if policy:
             return Refusal(f"not a loop kernel: {policy}")
-        box = boxer(lowering.return_type)
+        box = returns.boxer(lowering.return_type, lowering)
     except NotNative as exc:
         return Refusal(str(exc))
     except (TypeError, ValueError, SyntaxError) as exc:
