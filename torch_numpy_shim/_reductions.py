@@ -742,6 +742,22 @@ def _extreme_value(x, largest, skip_nan):
     return back(torch.amax(y, -1) if largest else torch.amin(y, -1))
 
 
+def _extreme_in_place(t, axes, largest, skip_nan):
+    """max/min of a real ``t`` over ``axes`` where they lie, not moved last and flattened
+    as _to_last does: the value does not depend on the visiting order (no ``initial``,
+    no mask; NaN propagates or is skipped), and Inductor vectorizes a reduction over a
+    strided slice's own dims (np.max(np.abs(new - u[1:-1, 1:-1])) in a loop) where the
+    flattened one indexes each item by division and remainder, 2.5x slower."""
+    x, dims = _over(t, axes)
+    pick = torch.amax if largest else torch.amin
+    if skip_nan and x.is_floating_point():
+        nan = torch.isnan(x)
+        value = pick(torch.where(nan, -math.inf if largest else math.inf, x), dims)
+        return torch.where(torch.all(nan, dims), math.nan, value)
+    y, back = orderable(x)
+    return back(pick(y, dims))
+
+
 def _extreme(a, axis, out, keepdims, initial, where, largest, skip_nan):
     """max/min/nanmax/nanmin: ``initial`` takes part as the first item, masked-out
     items are replaced by it; without it an empty or masked reduction is an error."""
@@ -751,23 +767,33 @@ def _extreme(a, axis, out, keepdims, initial, where, largest, skip_nan):
     if casts_first_items(a.dtype, out, initial):
         return numpy_extreme(a, name, axes, out, keepdims)
     mask = _where_mask(where, a.shape)
-    t = a._t
-    if initial is None or initial is NO_VALUE:
+    no_initial = initial is None or initial is NO_VALUE
+    if no_initial:
         _check_has_identity(name, mask, _reduced_size(a.shape, axes))
-        x = _to_last(t, axes)
+    if no_initial and mask is None and not a._t.is_complex():
+        r = _extreme_in_place(a._t, axes, largest, skip_nan)
     else:
-        start = _initial_tensor(initial, a.dtype)
-        if mask is not None:
-            t = torch.where(mask, t, start)
-        items = _to_last(t if mask is None else mask, axes)
-        x = _to_last(t, axes)
-        x = torch.cat([start.expand(*x.shape[:-1], 1), x], -1)
-    r = _extreme_value(x, largest, skip_nan)
-    if initial is not None and initial is not NO_VALUE and r.is_floating_point() and not skip_nan:
-        r = _item_zero_wins(x[..., 1:], None if mask is None else items, r, largest)
+        r = _extreme_of_items(a._t, a.dtype, axes, mask, initial, largest, skip_nan)
     if skip_nan:
         warn_when(_nan_mask(r), "All-NaN slice encountered")
     return _deliver(_shaped(r, a, axes, keepdims), out)
+
+
+def _extreme_of_items(t, dt, axes, mask, initial, largest, skip_nan):
+    """max/min over ``axes`` moved last and flattened in NumPy's visiting order, with
+    ``initial`` as the first item and masked-out items replaced by it."""
+    if initial is None or initial is NO_VALUE:
+        return _extreme_value(_to_last(t, axes), largest, skip_nan)
+    start = _initial_tensor(initial, dt)
+    if mask is not None:
+        t = torch.where(mask, t, start)
+    items = _to_last(t if mask is None else mask, axes)
+    x = _to_last(t, axes)
+    x = torch.cat([start.expand(*x.shape[:-1], 1), x], -1)
+    r = _extreme_value(x, largest, skip_nan)
+    if r.is_floating_point() and not skip_nan:
+        r = _item_zero_wins(x[..., 1:], None if mask is None else items, r, largest)
+    return r
 
 
 def casts_first_items(dt, out, initial):
