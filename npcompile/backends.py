@@ -3,12 +3,25 @@
 the one the seeds recommend for bisecting a failure. A backend may return a
 ``CompiledGraph`` (npcompile/compiled.py) to offer the runtime more than a plain callable."""
 import contextlib
+import functools
 import re
 
 import torch
 
-from . import threads, vec_isa
+from . import probe_warnings, threads, vec_isa
 from .compiled import CompiledGraph
+
+
+def quiet(backend):
+    """``backend`` with the warnings raised in its thread while it compiles ignored:
+    they are torch's and Inductor's (a module deprecated at its first import), never the
+    user's, and under ``python -W error`` they would fail the first compile of the
+    process (npcompile/probe_warnings.py)."""
+    @functools.wraps(backend)
+    def compile_quietly(gm, example_inputs):
+        with probe_warnings.silenced():
+            return backend(gm, example_inputs)
+    return compile_quietly
 
 
 def eager(gm, example_inputs):
@@ -33,6 +46,7 @@ def fake_mode_of(gm, example_inputs):
     return FakeTensorMode(shape_env=shape_env, allow_non_fake_inputs=True)
 
 
+@quiet
 def aot_eager(gm, example_inputs):
     """Functionalize and decompose the graph ahead of time, then run it with torch."""
     from torch._decomp import core_aten_decompositions
@@ -56,6 +70,7 @@ DYNAMIC_THREADS = {"cpp.dynamic_threads": True}
 SINGLE_THREAD = {"cpp.threads": 1}
 
 
+@quiet
 def inductor(gm, example_inputs):
     """TorchInductor: C++/OpenMP kernels for CPU tensors, Triton for CUDA.
 

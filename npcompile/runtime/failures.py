@@ -51,8 +51,10 @@ def is_out_of_memory(exc):
 def is_data_error(exc):
     """Errors a graph raises because of the data, where NumPy raises too (a singular
     matrix), or of the moment (no stack or memory left): not the compiler's fault, so
-    no warning and the graph stays compiled."""
-    return isinstance(exc, (torch._C._LinAlgError, RecursionError)) or is_out_of_memory(exc)
+    no warning and the graph stays compiled. A warning the user's filters turned into
+    an exception (``-W error``: a graph's 'Mean of empty slice') is one too: run as
+    written, NumPy raises it again, as the user asked."""
+    return isinstance(exc, (torch._C._LinAlgError, RecursionError, Warning)) or is_out_of_memory(exc)
 
 
 def as_numpy_error(exc):
