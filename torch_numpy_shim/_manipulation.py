@@ -11,7 +11,7 @@ import warnings
 import numpy
 import torch
 
-from . import _coerce, _dtypes, _flipped, _layout, _promotion
+from . import _coerce, _dtypes, _flipped, _layout, _promotion, _writeable
 from ._creation import array, linspace, shape_dims
 from ._detours import movable, orderable, restored
 from ._errors import AxisError, UnsupportedError
@@ -286,10 +286,11 @@ def broadcast_to(array: ArrayLike, shape, subok=False):
 
 def broadcast_arrays(*args, subok=False):
     """A tuple (NumPy 2); arrays already of the common shape come back unchanged. The
-    others are writeable views, as NumPy's still are (it only warns on a write)."""
+    others are writeable views, as NumPy's still are (it warns on the first write)."""
     arrays = [_coerce.asarray(a) for a in args]
     common = _broadcast_shape(*(a.shape for a in arrays))
-    return tuple(a if a.shape == common else a._view(a._t.expand(common)) for a in arrays)
+    results = tuple(a if a.shape == common else a._view(a._t.expand(common)) for a in arrays)
+    return _writeable.broadcast_results(arrays, results)
 
 
 def broadcast_shapes(*args):
