@@ -147,7 +147,7 @@ def _condition_site(code, ip):
         if rest:
             stack += rest   # what the steps left (bools: immutable, safe to share)
         if then is not None and stack:
-            then(frame, stack)   # refused (not a built-in iterator): the frame waits at the back edge
+            then(frame, stack, True)   # refused (not a built-in iterator): the frame waits at the back edge
         return True
     return step
 
@@ -163,9 +163,9 @@ def _for_iter_site(code, ip):
         line = for_iter.starts_line
     body = target + 1
 
-    def step(frame, stack):
-        iterator = stack[-1]
-        if type(iterator) not in _PURE_ITERATORS or not _plain_stack(stack):
+    def step(frame, stack, plain=False):
+        iterator = stack[-1]   # ``plain``: the stack is the one a condition's step just checked
+        if type(iterator) not in _PURE_ITERATORS or not (plain or _plain_stack(stack)):
             return False
         value = next(iterator, _EXHAUSTED)   # a built-in iterator: its next runs no user code
         if value is _EXHAUSTED:   # the loop's exit, as FOR_ITER's handler takes it (asked again: still exhausted)

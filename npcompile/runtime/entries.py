@@ -45,10 +45,13 @@ class CompiledEntry:
         ``resumed``: the segment starts at a break (its state is a list of frames)."""
         cap = self.capture
         self.label, self.fullgraph = label, fullgraph
-        numpy_inputs = [i for i, inp in enumerate(cap.inputs) if isinstance(inp.example, numpy.ndarray)]
+        either = set(cap.either)   # an ndarray or a held tensor (held_inputs)
+        numpy_inputs = [i for i, inp in enumerate(cap.inputs) if isinstance(inp.example, numpy.ndarray) or i in either]
         self._context = dict(globals_dict=globals_dict, closure=closure, device=device, resumed=resumed,
-                             held=[inp.source.expr for inp in cap.inputs if isinstance(inp.example, DeviceArray)],
-                             inputs=_input_tuple(cap.inputs, device),
+                             held=[inp.source.expr for i, inp in enumerate(cap.inputs)
+                                   if isinstance(inp.example, DeviceArray) and i not in either],
+                             either=[cap.inputs[i].source.expr for i in sorted(either)],
+                             inputs=_input_tuple(cap.inputs, device, either),
                              written_numpy=[cap.inputs[i].source.expr for i in self.effects.written
                                             if i in numpy_inputs],
                              views={k: [cap.inputs[i].source.expr for i in bases if i in numpy_inputs]
@@ -141,19 +144,54 @@ class FallbackEntry:
         return fallback()
 
 
-def _input_tuple(inputs, device):
-    """Source of a tuple expression: the graph's input tensors from the segment's inputs."""
-    def tensor(inp):
+def _input_tuple(inputs, device, either=()):
+    """Source of a tuple expression: the graph's input tensors from the segment's inputs
+    (``either``: indices of those that may be an ndarray or a held tensor)."""
+    def tensor(i, inp):
+        expr = inp.source.expr
         if isinstance(inp.example, (torch.Tensor, int)):
-            return inp.source.expr
-        if isinstance(inp.example, DeviceArray):
-            return f"{inp.source.expr}.tensor"
-        if device.type == "cpu" and inp.example.dtype == numpy.complex128:
-            return f"_aligned(_t({inp.source.expr}))"
-        return f"_t({inp.source.expr})"
+            return expr
+        if i not in either and isinstance(inp.example, DeviceArray):
+            return f"{expr}.tensor"
+        dtype = inp.example.tensor.dtype if isinstance(inp.example, DeviceArray) else inp.example.dtype
+        if device.type == "cpu" and dtype in (numpy.complex128, torch.complex128):   # a NumPy or torch dtype
+            view = f"_aligned(_t({expr}))"
+        else:
+            view = f"_t({expr})"
+        return f"({expr}.tensor if type({expr}) is _held else {view})" if i in either else view
 
-    items = ", ".join(tensor(inp) for inp in inputs)
+    items = ", ".join(tensor(i, inp) for i, inp in enumerate(inputs))
     return f"({items}{',' if len(inputs) == 1 else ''})"
+
+
+def _writeable_check(sources, either):
+    """Condition that every NumPy input the graph writes into is writeable (a held
+    tensor always is: an array NumPy makes read-only is never held)."""
+    checks = [f"(type({expr}) is _held or {expr}.flags.writeable)" if expr in either else f"{expr}.flags.writeable"
+              for expr in sources]
+    return " and ".join(checks) or None
+
+
+def _as_arrays(lines, outputs):
+    """``lines`` with held outputs among ``outputs`` (views of inputs) converted to NumPy
+    arrays instead, which ``read_only.mark_views`` and ``view_replay`` then build as NumPy
+    would (a read-only flag, a flip's very view)."""
+    return [re.sub(r"_resident\(out\[(\d+)\]\)",
+                   lambda m: f"_array(out[{m.group(1)}])" if int(m.group(1)) in outputs else m.group(0), line)
+            for line in lines]
+
+
+def _view_of_either(view):
+    """``read_only.view_converter``'s ``_view`` for bases that may be held tensors
+    (writeable: an array NumPy makes read-only is never held)."""
+    def _view(tensor, bases):
+        return view(tensor, tuple(base for base in bases if type(base) is not DeviceArray))
+    return _view
+
+
+def _replay_on_either(base, steps):
+    """``view_replay.replay`` on a base that may be a held tensor (its NumPy view)."""
+    return view_replay.replay(base.tensor.numpy() if type(base) is DeviceArray else base, steps)
 
 
 def _held_tensor_reads(expression, sources):
@@ -205,7 +243,7 @@ def _fast_path(entry, compiled):
              "        return MISS",
              "except Exception:",
              "    return MISS"]
-    writeable = read_only.writeable_check(context["written_numpy"])
+    writeable = _writeable_check(context["written_numpy"], context["either"])
     if writeable is not None:
         lines += [f"if not ({writeable}):", "    raise RerunUncompiled()"]
     if _warns_after_writing(cap):
@@ -218,16 +256,21 @@ def _fast_path(entry, compiled):
         lines.append("entry.write(L, tensors)")
     views = {k: bases for k, bases in context["views"].items() if bases} if not cap.tensor_outputs else {}
     replays = context["replays"] if not cap.tensor_outputs else {}
-    lines += view_replay.mark_replays(read_only.mark_views(cap.output_plan.body(), views),
+    body = cap.output_plan.body()
+    if context["device"].type == "cpu":   # held tensors: views of inputs go through _view/_replay
+        body = _as_arrays(body, set(views) | set(replays))
+    lines += view_replay.mark_replays(read_only.mark_views(body, views),
                                       {k: (base, f"_steps{k}") for k, (base, _) in replays.items()})
     source = state_reads.hoist("def fast(L):\n" + "".join(f"    {line}\n" for line in lines), context["resumed"])
     globals_dict, closure, device = context["globals_dict"], context["closure"], context["device"]
     namespace = cap.guards.namespace(globals_dict, closure)
     namespace.update(cap.output_plan.namespace(globals_dict, closure, cap.tensor_outputs))
+    view = read_only.view_converter(namespace["_array"])
     namespace.update(MISS=MISS, compiled=compiled, boxed=boxed, entry=entry, _t=_to_tensor(device),
-                     RerunUncompiled=RerunUncompiled, _view=read_only.view_converter(namespace["_array"]),
-                     _warnings_may_raise=warning_filters.may_raise,
-                     _aligned=layouts.aligned_complex128, _replay=view_replay.replay,
+                     RerunUncompiled=RerunUncompiled, _held=DeviceArray,
+                     _view=_view_of_either(view) if context["either"] else view,
+                     _warnings_may_raise=warning_filters.may_raise, _aligned=layouts.aligned_complex128,
+                     _replay=_replay_on_either if context["either"] else view_replay.replay,
                      **{f"_steps{k}": steps for k, (_, steps) in replays.items()})
     exec(compile(source, "<npcompile call>", "exec"), namespace)
     fast = namespace["fast"]

@@ -34,6 +34,7 @@ from ..trace.guards import Guards
 from ..trace.interpreter import arg_count, bind_arguments, is_user_function
 from ..trace.jitted import Jitted
 from ..trace.real import RealRunner
+from ..trace.resident import DeviceArray
 from . import background, devices, failures, layouts, read_only, speed_trials, staging
 from .break_steps import quick_step
 from .entries import MISS, CompiledEntry, FallbackEntry
@@ -56,6 +57,19 @@ def _c_contiguous(example):
     if isinstance(example, numpy.ndarray):
         return example.flags.c_contiguous
     return example.is_contiguous() if hasattr(example, "is_contiguous") else True
+
+
+def _array_meta(value):
+    """(ndim, dtype, shape) of an array input; a held tensor's with NumPy's dtype, as the
+    ndarray it stands for (a loop's slot holds either form: held_inputs)."""
+    if type(value) is DeviceArray:
+        tensor = value.tensor
+        try:
+            dtype = torch.empty(0, dtype=tensor.dtype).numpy().dtype
+        except (TypeError, RuntimeError):
+            dtype = tensor.dtype
+        return tensor.ndim, dtype, tuple(tensor.shape)
+    return getattr(value, "ndim", None), getattr(value, "dtype", None), getattr(value, "shape", None)
 
 
 def _first_fitting(entries, L):
@@ -422,9 +436,9 @@ class JitFunction(Jitted):
                 now = eval(inp.source.expr, namespace)
             except Exception:
                 continue
-            old = inp.example
-            if getattr(now, "ndim", None) == old.ndim and getattr(now, "dtype", None) == old.dtype:
-                changed = {d for d in range(old.ndim) if now.shape[d] != old.shape[d]}
+            (ndim, dtype, shape), (old_ndim, old_dtype, old_shape) = _array_meta(now), _array_meta(inp.example)
+            if ndim == old_ndim and dtype == old_dtype and ndim is not None:
+                changed = {d for d in range(ndim) if shape[d] != old_shape[d]}
                 if changed:
                     self.dynamic_dims.setdefault(inp.source.expr, set()).update(changed)
 

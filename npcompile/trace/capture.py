@@ -17,7 +17,7 @@ from torch_numpy_shim import _errors as shim_errors
 from torch_numpy_shim import _graph_warnings
 
 from ..errors import GraphBreak, RestartTrace
-from . import fp_state, liveness, outputs, resident, sources
+from . import fp_state, held_inputs, liveness, outputs, resident, sources
 from .guards import Guards
 from .interpreter import ArrayInput, Tracer, negative_strides, supported_dtype
 from .resident import DeviceArray
@@ -49,11 +49,14 @@ class Capture:
     int_examples: dict                # source expr -> value of ints traced as constants
     trace_seconds: float
     ends_in_break: GraphBreak | None  # the break the segment stops before, or None
+    either: tuple = ()                # inputs that may be an ndarray or a held tensor (held_inputs)
 
     def add_shape_guards(self):
         """The ShapeEnv's guards on dynamic sizes, added once the backend has compiled:
         it may have specialized a size (e.g. for an op it has no dynamic kernel for)."""
-        for expression in shape_guards(self.fake_mode, self.fake_inputs, self.inputs):
+        stride = self.guards.const(held_inputs.element_stride) if self.either else None
+        either = {self.inputs[i].source.expr for i in self.either}
+        for expression in shape_guards(self.fake_mode, self.fake_inputs, self.inputs, either, stride):
             self.guards.add(expression, f"sizes: {expression}")
 
     @property
@@ -113,18 +116,24 @@ def _fake(fake_mode, tensor, dynamic_dims, source):
     return fake_mode.from_tensor(tensor, symbolic_context=context, source=_ShapeSource(source.expr))
 
 
-def shape_guards(fake_mode, fake_inputs, inputs):
+def shape_guards(fake_mode, fake_inputs, inputs, either=frozenset(), stride=None):
     """The ShapeEnv's guards on dynamic sizes, as expressions over the inputs' sources
-    (valid for NumPy arrays and tensors alike: ``.shape`` instead of ``.size()``)."""
+    (valid for NumPy arrays and tensors alike: ``.shape`` instead of ``.size()``).
+    ``either``: sources that may be an ndarray or a held tensor, whose strides are read
+    by ``stride`` (the name of ``held_inputs.element_stride``)."""
     if not any(isinstance(t, torch.SymInt) or any(isinstance(size, torch.SymInt) for size in t.shape)
                for t in fake_inputs):
         return _specialized_sizes(fake_inputs, inputs)
     expressions = fake_mode.shape_env.produce_guards(fake_inputs, [_ShapeSource(i.source.expr) for i in inputs])
     expressions = [e.replace(".size()", ".shape") for e in expressions]
-    for expr in (i.source.expr for i in inputs if isinstance(i.example, numpy.ndarray)):
-        pattern = re.escape(f"{expr}.stride()") + r"\[(\d+)\]"   # NumPy's strides are in bytes
-        expressions = [re.sub(pattern, lambda m: f"({expr}.strides[{m.group(1)}] // {expr}.itemsize)", e)
-                       for e in expressions]
+    for inp in inputs:
+        expr = inp.source.expr
+        pattern = re.escape(f"{expr}.stride()") + r"\[(\d+)\]"
+        if expr in either:
+            expressions = [re.sub(pattern, lambda m: f"{stride}({expr}, {m.group(1)})", e) for e in expressions]
+        elif isinstance(inp.example, numpy.ndarray):   # NumPy's strides are in bytes
+            expressions = [re.sub(pattern, lambda m: f"({expr}.strides[{m.group(1)}] // {expr}.itemsize)", e)
+                           for e in expressions]
     return expressions + _specialized_sizes(fake_inputs, inputs)
 
 
@@ -223,7 +232,11 @@ def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("
                 result = tracer.run(list(placeholders))
             end = _segment_end(tracer, result, checks, warned)
             numpy_program = not tracer.saw_tensor_input
-            plan, tensors = outputs.plan(end, resident.keeps_resident(device) and numpy_program, numpy_program)
+            # arrays only frames hold at a break stay tensors (``DeviceArray``): on a device
+            # to spare two copies, on the CPU tensor -> ndarray -> tensor (held_inputs)
+            either = [tracer.inputs[i].source.expr for i in _taking_either(tracer, device)]
+            plan, tensors = outputs.plan(end, resident.holds_tensors(device, numpy_program), numpy_program,
+                                         frozenset(either))
             ends.append((end, plan))
             return tensors
 
@@ -236,9 +249,9 @@ def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("
             if stop_at is None and brk.resumable and not brk.fatal:
                 stop_at, first_break = brk.step, brk
                 continue
-            return TraceStop(brk, tracer.alias_guards())
+            return TraceStop(brk, _guards_taking_either(tracer, device))
         except Exception as exc:
-            return TraceStop(exc, tracer.alias_guards())
+            return TraceStop(exc, _guards_taking_either(tracer, device))
         end, plan = ends[0]
         refusal = _untraceable_fp_state(tracer) if any(n.op == "call_function" for n in gm.graph.nodes) else None
         writes = bool((end.checks or end.warnings) and mutated_inputs(gm))
@@ -247,10 +260,27 @@ def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("
                                  "the check could only run after the write; this call runs as written")
         plan.warn_in_place = writes   # no rerun after a write: the call warns NumPy's words itself
         if refusal is not None:
-            return TraceStop(refusal, tracer.alias_guards())
-        return Capture(gm, fake_inputs, fake_mode, inputs=tracer.inputs, guards=tracer.alias_guards(),
+            return TraceStop(refusal, _guards_taking_either(tracer, device))
+        guards = tracer.alias_guards()
+        either = tuple(i for i in _taking_either(tracer, device) if held_inputs.either_form(guards, tracer.inputs[i]))
+        return Capture(gm, fake_inputs, fake_mode, inputs=tracer.inputs, guards=guards,
                        output_plan=plan, tensor_outputs=tracer.saw_tensor_input, int_examples=tracer.int_examples,
-                       trace_seconds=time.perf_counter() - start, ends_in_break=first_break)
+                       trace_seconds=time.perf_counter() - start, ends_in_break=first_break, either=either)
+
+
+def _taking_either(tracer, device):
+    """The inputs of the trace that may be an ndarray or a held tensor (held_inputs)."""
+    return held_inputs.taking_either(tracer.inputs, device, tracer.resume_frames is not None,
+                                     not tracer.saw_tensor_input)
+
+
+def _guards_taking_either(tracer, device):
+    """The guards of a trace that stopped, holding for either form of such inputs (the
+    segment runs as written for both)."""
+    guards = tracer.alias_guards()
+    for i in _taking_either(tracer, device):
+        held_inputs.either_form(guards, tracer.inputs[i])
+    return guards
 
 
 def _segment_end(tracer, result, checks, warned):

@@ -18,7 +18,7 @@ from torch_numpy_shim._graph_warnings import warn_now
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from ..errors import GraphBreak, RerunUncompiled
-from . import liveness, loops, numpy_map, scalars
+from . import held_inputs, liveness, loops, numpy_map, scalars
 from .frame import NO_VALUE, NULL, Frame, Resume
 from .resident import DeviceArray
 
@@ -55,7 +55,7 @@ class OutputPlan:
     def __init__(self):
         self.constants = {"_restore": _restore, "_frame": Frame.rebuilt, "_cell": types.CellType,
                           "_method": types.MethodType, "_rebuild": _rebuild, "NULL": NULL,
-                          "NO_VALUE": NO_VALUE, "_Resume": Resume, "_resident": DeviceArray,
+                          "NO_VALUE": NO_VALUE, "_Resume": Resume, "_resident": DeviceArray, "_host": held_inputs.host,
                           "RerunUncompiled": RerunUncompiled, "_warn": warn_now}
         self.conversions = []   # "name = expression" lines, dependencies first
         self.statements = []    # side effects, in program order
@@ -103,13 +103,15 @@ class _Encoder:
     """Turns traced values into expressions; each object is built once (``memo``), so
     values shared in the trace stay shared in the result."""
 
-    def __init__(self, end, p, resident, numpy_program=False):
+    def __init__(self, end, p, resident, numpy_program=False, either=frozenset()):
         self.end = end
         self.p = p
         self.numpy_program = numpy_program   # a loop's test may be a Python bool (``condition``)
+        self.either = either       # sources of inputs that may be an ndarray or a held tensor
         self.tensors = []
         self.memo = {}
-        self.resident = resident   # arrays only frames hold may stay on the device
+        self.resident = resident   # arrays only frames hold may stay tensors
+        self.held = set()          # indices into ``tensors`` of the arrays frames hold as tensors
         self.deferred = {}         # id(array) -> (name, array): frame slots decided at the end
         self.examples = {inp.source.expr: inp.example for inp in end.inputs}
         self.computed = set()      # frame slots holding values the graph computed (see Resume)
@@ -125,6 +127,8 @@ class _Encoder:
             return self.memo[id(value)]
         source = self.end.shim_inputs.get(id(value))
         if source is not None and not value._scalar:
+            if source.expr in self.either:   # once per segment: one NumPy array for every use
+                return self.name(value, f"_host({source.expr})")
             if type(self.examples.get(source.expr)) is not DeviceArray:
                 return source.expr
             self.p.host_copies += 1   # held by more than a frame slot: it becomes a NumPy array
@@ -224,17 +228,22 @@ class _Encoder:
         return name
 
     def resolve_slots(self):
-        """An array held only by frame slots stays on the device (``_resident``); one
-        also held by a container, a cell, an object or a side effect is the NumPy array
-        built for those, so aliases stay aliases."""
+        """An array held only by frame slots stays a tensor (``_resident``); one also
+        held by a container, a cell, an object or a side effect is the NumPy array built
+        for those, so aliases stay aliases; so is one NumPy makes read-only (a tensor has
+        no such flag) and one with a lazy conjugate or negative bit (the next graph
+        would read it unresolved)."""
         for name, value in self.deferred.values():
             source = self.end.shim_inputs.get(id(value))
             if id(value) in self.memo:
                 expression = self.memo[id(value)]
             elif source is not None:
                 expression = source.expr
+            elif value._readonly or value._t.is_conj() or value._t.is_neg():
+                expression = self.array(value)
             else:
                 self.tensors.append(value._t)
+                self.held.add(len(self.tensors) - 1)
                 expression = f"_resident(out[{len(self.tensors) - 1}])"
             self.p.conversions.append(f"{name} = {expression}")
 
@@ -269,12 +278,13 @@ class _Encoder:
                 f"{f.error_on_graph_break}, {f.fullgraph})")
 
 
-def plan(end, resident=False, numpy_program=False):
+def plan(end, resident=False, numpy_program=False, either=frozenset()):
     """Encode a segment's end (its result, checks and side effects); returns (plan,
-    output tensors). ``resident``: arrays that only frames hold at a break stay on the
-    device. ``numpy_program``: no torch tensor among the inputs (results are NumPy's)."""
+    output tensors). ``resident``: arrays that only frames hold at a break stay tensors.
+    ``numpy_program``: no torch tensor among the inputs (results are NumPy's).
+    ``either``: sources of inputs that may be an ndarray or a held tensor (held_inputs)."""
     p = OutputPlan()
-    encode = _Encoder(end, p, resident, numpy_program)
+    encode = _Encoder(end, p, resident, numpy_program, either)
     for condition in end.checks:
         encode.tensors.append(condition)
         p.checks.append(f"out[{len(encode.tensors) - 1}]")
@@ -302,10 +312,12 @@ def plan(end, resident=False, numpy_program=False):
         else:
             _, source, method, args = effect
             p.statements.append(f"{source.expr}.{method}({', '.join(encode(a) for a in args)})")
-    arrays = [t for t in encode.tensors[len(flags) + (p.any_flag is not None):] if isinstance(t, torch.Tensor)]
+    encode.resolve_slots()
+    first = len(flags) + (p.any_flag is not None)
+    arrays = [t for k, t in enumerate(encode.tensors) if k >= first and k not in encode.held
+              and isinstance(t, torch.Tensor)]
     p.array_outputs = len(arrays)
     p.plain_cpu_outputs = all(t.device.type == "cpu" and not t.is_conj() and not t.is_neg() for t in arrays)
-    encode.resolve_slots()
     return p, encode.tensors
 
 

@@ -1,15 +1,27 @@
-"""Arrays that stay on the device across a graph break.
+"""Arrays that stay tensors across a graph break.
 
 On a GPU, copying every live array to the host at a break and back for the next segment
 would cost two transfers each; the frame holds a ``DeviceArray`` instead, and only real
-Python code that reaches one brings it to the host."""
+Python code that reaches one brings it to the host. On the CPU there is no copy to spare,
+but a loop the runtime drives would turn its arrays tensor -> ndarray -> tensor every
+iteration (over a microsecond): there too the frame holds the tensor (``hold_on_cpu``;
+held_inputs says how one entry takes either form)."""
 import operator
+
+#: arrays only frames hold at a break stay CPU tensors between segments (issue 14)
+hold_on_cpu = True
 
 
 def keeps_resident(device):
     """Whether arrays live at a graph break stay on ``device`` (copying them to the
-    host and back would cost two transfers each; on the CPU there is nothing to save)."""
+    host and back would cost two transfers each)."""
     return device.type != "cpu"
+
+
+def holds_tensors(device, numpy_program):
+    """Whether a NumPy program's arrays that only frames hold at a break stay tensors:
+    off the CPU (``keeps_resident``) and, with ``hold_on_cpu``, on it."""
+    return numpy_program and (keeps_resident(device) or device.type == "cpu" and hold_on_cpu)
 
 
 def _tensor_attribute(name):
