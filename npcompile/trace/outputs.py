@@ -181,6 +181,8 @@ class _Encoder:
             return self.cell(value)
         if isinstance(value, types.MethodType) and isinstance(value.__self__, ShimArray):
             return f"getattr({self(value.__self__)}, {_numpy_method_name(value)!r})"
+        if isinstance(value, types.MethodType) and _becomes_numpy(value.__self__):
+            return f"getattr({self(value.__self__)}, {_numpy_receiver_method(value)!r})"
         if isinstance(value, types.MethodType):
             return f"_method({self(value.__func__)}, {self(value.__self__)})"
         if isinstance(value, scalars.ScalarMethod) or \
@@ -383,6 +385,22 @@ def _numpy_method_name(method):
     name = method.__func__.__name__
     kind = numpy.generic if method.__self__._scalar else numpy.ndarray
     if not hasattr(kind, name):
+        raise GraphBreak(f"the shim's method {name!r} has no NumPy counterpart to leave a compiled function")
+    return name
+
+
+def _becomes_numpy(receiver):
+    """Whether a bound method's object leaves as another, NumPy's (a shim ufunc as
+    ``numpy.add``): the shim's function bound to it would miss the shim's internals."""
+    return callable(receiver) and not isinstance(receiver, types.FunctionType) and \
+        to_numpy_object(receiver) is not receiver
+
+
+def _numpy_receiver_method(method):
+    """``np.add.at`` held at a break: NumPy's own ``at`` of ``numpy.add`` stands in for
+    the shim's."""
+    name = method.__func__.__name__
+    if not hasattr(to_numpy_object(method.__self__), name):
         raise GraphBreak(f"the shim's method {name!r} has no NumPy counterpart to leave a compiled function")
     return name
 
