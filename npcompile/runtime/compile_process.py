@@ -33,7 +33,7 @@ import contextlib
 import os
 import threading
 
-from .. import config, vec_isa
+from .. import config, probe_warnings, vec_isa
 
 _STATE = threading.local()
 _POOL_LOCK = threading.Lock()
@@ -84,13 +84,14 @@ def _install():
     if _installed:
         return
     _installed = True
-    import torch._inductor.compile_fx as compile_fx
-    try:   # private to Inductor: without it (another torch), compiles stay in the process
-        import torch._inductor.compile_fx_ext  # noqa: F401
-        import torch._inductor.compile_worker.subproc_pool  # noqa: F401
-        original = compile_fx.fx_codegen_and_compile
-    except (ImportError, AttributeError):
-        return
+    with probe_warnings.silenced():   # torch's import-time deprecations are not the user's (-W error)
+        import torch._inductor.compile_fx as compile_fx
+        try:   # private to Inductor: without it (another torch), compiles stay in the process
+            import torch._inductor.compile_fx_ext  # noqa: F401
+            import torch._inductor.compile_worker.subproc_pool  # noqa: F401
+            original = compile_fx.fx_codegen_and_compile
+        except (ImportError, AttributeError):
+            return
 
     def fx_codegen_and_compile(gm, example_inputs, inputs_to_check, compile_region_name=None,
                                **graph_kwargs):

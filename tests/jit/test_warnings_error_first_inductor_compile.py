@@ -58,3 +58,22 @@ def test_users_warnings_still_raise_under_w_error():
                 for kind in ["RuntimeWarning Mean of empty slice"] * 2 + ["UserWarning mine"] * 2]
     assert lines[1:-1] == expected
     assert lines[-1] == "2.0"
+
+
+BACKGROUND = """
+import numpy as np, npcompile
+def f(a):
+    return a * 2 + 1
+jitted = npcompile.jit(f, compile="background")
+print(jitted(np.ones(3)).tolist())
+print(npcompile.wait_for_compiles(300))
+jitted.events = []
+print(jitted(np.ones(3)).tolist(), [type(e).__name__ for e in jitted.events])
+"""
+
+
+def test_background_compile_under_w_error_compiles():
+    """The background worker's first Inductor import (compile_process._install) emitted
+    torch's deprecations into the user's -W error: the job failed, its own warning then
+    raised in the worker thread, and the function never compiled."""
+    assert run(BACKGROUND) == ["[3.0, 3.0, 3.0]", "True", "[3.0, 3.0, 3.0] ['CompiledEntry']"]
