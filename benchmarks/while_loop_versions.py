@@ -55,52 +55,47 @@ def _steps():
     return torch.zeros((), dtype=torch.int64)
 
 
-def jacobi_1d_while(a, b, steps):
+def _ping_pong_while(a, b, steps, update):
+    """``steps`` double sweeps as one while_loop: ``update(src, dst)`` writes ``dst``'s
+    interior from ``src``, on clones (the body may not mutate a carried tensor); the
+    final arrays are copied back into ``a`` and ``b`` as NumPy's code leaves them."""
     def cond(t, a, b):
         return t < steps
 
     def body(t, a, b):
         b = b.clone()
-        b[1:-1] = (a[:-2] + a[1:-1] + a[2:]) / 3.0
+        update(a, b)
         a = a.clone()
-        a[1:-1] = (b[:-2] + b[1:-1] + b[2:]) / 3.0
+        update(b, a)
         return t + 1, a, b
 
     _, a_end, b_end = while_loop(cond, body, (_steps(), a, b))
     a.copy_(a_end)
     b.copy_(b_end)
+
+
+def _three_point_mean_into(src, dst):
+    dst[1:-1] = (src[:-2] + src[1:-1] + src[2:]) / 3.0
+
+
+def _five_point_mean_into(src, dst):
+    dst[1:-1, 1:-1] = lw._five_point_mean(src)
+
+
+def _heat_step_into(src, dst):
+    lw._heat_step(src, dst, 0.125)
+
+
+def jacobi_1d_while(a, b, steps):
+    _ping_pong_while(a, b, steps, _three_point_mean_into)
 
 
 def jacobi_2d_while(a, b, steps):
-    def cond(t, a, b):
-        return t < steps
-
-    def body(t, a, b):
-        b = b.clone()
-        b[1:-1, 1:-1] = lw._five_point_mean(a)
-        a = a.clone()
-        a[1:-1, 1:-1] = lw._five_point_mean(b)
-        return t + 1, a, b
-
-    _, a_end, b_end = while_loop(cond, body, (_steps(), a, b))
-    a.copy_(a_end)
-    b.copy_(b_end)
+    _ping_pong_while(a, b, steps, _five_point_mean_into)
 
 
 def heat_3d_while(a, b, steps):
-    def cond(t, a, b):
-        return t < steps
-
-    def body(t, a, b):
-        b = b.clone()
-        lw._heat_step(a, b, 0.125)
-        a = a.clone()
-        lw._heat_step(b, a, 0.125)
-        return t + 1, a, b
-
-    _, a_end, b_end = while_loop(cond, body, (_steps(), a, b))
-    a.copy_(a_end)
-    b.copy_(b_end)
+    _ping_pong_while(a, b, steps, _heat_step_into)
 
 
 def _heat_sweep(u, rhs, c):
