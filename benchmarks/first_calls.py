@@ -116,8 +116,9 @@ def thread_times():
     return time.thread_time(), waited
 
 
-def _task_cpu(pid):
-    """{(pid, tid): CPU seconds} of process ``pid``'s live threads (Linux schedstat)."""
+def _per_thread(pid, name, parse):
+    """{tid: parse(text)} of /proc/<pid>/task/<tid>/<name> for ``pid``'s live threads
+    (a thread or process that ends meanwhile is skipped)."""
     found = {}
     try:
         tids = os.listdir(f"/proc/{pid}/task")
@@ -125,26 +126,23 @@ def _task_cpu(pid):
         return found
     for tid in tids:
         try:
-            with open(f"/proc/{pid}/task/{tid}/schedstat") as f:
-                found[(pid, int(tid))] = int(f.read().split()[0]) / 1e9
+            with open(f"/proc/{pid}/task/{tid}/{name}") as f:
+                found[int(tid)] = parse(f.read())
         except (OSError, IndexError, ValueError):
             pass
     return found
 
 
+def _task_cpu(pid):
+    """{(pid, tid): CPU seconds} of process ``pid``'s live threads (Linux schedstat)."""
+    cpu = _per_thread(pid, "schedstat", lambda text: int(text.split()[0]) / 1e9)
+    return {(pid, tid): seconds for tid, seconds in cpu.items()}
+
+
 def _descendants(pid):
     """The live processes ``pid`` started, and theirs (Linux's task children lists)."""
     found = []
-    try:
-        tids = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return found
-    for tid in tids:
-        try:
-            with open(f"/proc/{pid}/task/{tid}/children") as f:
-                kids = [int(k) for k in f.read().split()]
-        except (OSError, ValueError):
-            continue
+    for kids in _per_thread(pid, "children", lambda text: [int(k) for k in text.split()]).values():
         for kid in kids:
             found += [kid, *_descendants(kid)]
     return found
