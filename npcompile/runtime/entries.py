@@ -184,8 +184,8 @@ def _as_arrays(lines, outputs):
 def _view_of_either(view):
     """``read_only.view_converter``'s ``_view`` for bases that may be held tensors
     (writeable: an array NumPy makes read-only is never held)."""
-    def _view(tensor, bases):
-        return view(tensor, tuple(base for base in bases if type(base) is not DeviceArray))
+    def _view(tensor, bases, *warns_on_write):
+        return view(tensor, tuple(base for base in bases if type(base) is not DeviceArray), *warns_on_write)
     return _view
 
 

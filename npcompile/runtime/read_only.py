@@ -18,6 +18,7 @@ import torch
 from .. import probe_warnings
 
 _CONVERSION = re.compile(r"_array\(out\[(\d+)\]\)")
+_WARNING_CONVERSION = re.compile(r"_warns_on_write\(out\[(\d+)\]\)")
 
 
 def writeable_check(sources):
@@ -39,19 +40,30 @@ def replace_conversions(lines, replacements):
 
 def mark_views(lines, view_sources):
     """``lines`` with each output that views NumPy inputs converted by
-    ``_view(out[k], (bases...))``; ``view_sources``: output index -> the expressions of
-    the inputs it is a view of."""
-    return replace_conversions(lines, {k: f"_view(out[{k}], ({', '.join(bases)},))"
-                                       for k, bases in view_sources.items() if bases})
+    ``_view(out[k], (bases...))``, and one that warns on a write (an np.broadcast_arrays
+    result) by ``_view(out[k], (bases...), True)``; ``view_sources``: output index -> the
+    expressions of the inputs it is a view of."""
+    lines = replace_conversions(lines, {k: f"_view(out[{k}], ({', '.join(bases)},))"
+                                        for k, bases in view_sources.items() if bases})
+
+    def warning(match):
+        bases = view_sources.get(int(match.group(1)))
+        return f"_view(out[{match.group(1)}], ({', '.join(bases)},), True)" if bases else match.group(0)
+
+    return [_WARNING_CONVERSION.sub(warning, line) for line in lines]
 
 
 def view_converter(to_array):
     """``_view(tensor, bases)``: the NumPy array of an output viewing ``bases``,
     read-only when one of them is, or when it overlaps itself (a ``broadcast_to`` view:
     NumPy makes those read-only, so writing one element never writes many)."""
-    def _view(tensor, bases):
+    def _view(tensor, bases, warns_on_write=False):
         array = to_array(tensor)
-        if any(not base.flags.writeable for base in bases) or may_overlap_itself(array):
+        if any(not base.flags.writeable for base in bases):
+            array.flags.writeable = False
+        elif warns_on_write:   # np.broadcast_arrays: writeable, NumPy warns at the first write
+            array.flags._warn_on_write = True
+        elif may_overlap_itself(array):
             array.flags.writeable = False
         return array
 

@@ -96,6 +96,7 @@ class OutputPlan:
         to_scalar = _to_numpy_scalar_cpu if self.plain_cpu_outputs else _to_numpy_scalar
         return dict(self.constants, G=globals_dict, B=builtins.__dict__, C=closure,
                     _array=_to_tensor if tensor_outputs else to_array,
+                    _warns_on_write=_to_tensor if tensor_outputs else _warning_on_write(to_array),
                     _scalar=_to_tensor if tensor_outputs else to_scalar)
 
 
@@ -133,7 +134,10 @@ class _Encoder:
                 return source.expr
             self.p.host_copies += 1   # held by more than a frame slot: it becomes a NumPy array
             return self.name(value, f"{source.expr}.to_host()")
-        kind = "_scalar" if value._scalar else "_array"
+        # a broadcast_arrays result stays writeable (the _view converter would make a
+        # view overlapping itself read-only, as broadcast_to's) and warns on a write
+        warns = value._warn_on_write and not value._readonly and self.numpy_program
+        kind = "_scalar" if value._scalar else "_warns_on_write" if warns else "_array"
         self.tensors.append(value._t)
         name = self.name(value, f"{kind}(out[{len(self.tensors) - 1}])")
         if value._readonly and not value._scalar and self.numpy_program:
@@ -241,7 +245,7 @@ class _Encoder:
                 expression = self.memo[id(value)]
             elif source is not None:
                 expression = source.expr
-            elif value._readonly or value._t.is_conj() or value._t.is_neg():
+            elif value._readonly or value._warn_on_write or value._t.is_conj() or value._t.is_neg():
                 expression = self.array(value)
             else:
                 self.tensors.append(value._t)
@@ -332,6 +336,16 @@ def _computed(value, shim_inputs):
 
 
 _to_numpy_array = torch.Tensor.numpy   # plain CPU outputs: the common, fast case
+
+
+def _warning_on_write(to_array):
+    """``to_array`` whose arrays carry NumPy's WARN_ON_WRITE (np.broadcast_arrays' results:
+    writeable, a DeprecationWarning at the first write)."""
+    def convert(tensor):
+        array = to_array(tensor)
+        array.flags._warn_on_write = True
+        return array
+    return convert
 
 
 def _to_numpy_array_any(t):
