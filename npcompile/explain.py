@@ -19,15 +19,19 @@ from .runtime.jit_function import JitFunction
 #: "X is a T", "X.dtype == D", "X.shape == S", "X strides == S", "X == V": facts about a value X.
 _VALUE_FACT = re.compile(r"^(?P<subject>.+?)(?: is an? (?P<type>[\w.]+)|\.dtype == (?P<dtype>\S+)"
                          r"|\.shape == (?P<shape>.+)| strides == (?P<strides>.+)| == (?P<value>.+))$")
+#: "X is an ndarray or a held tensor of dtype D, shape S, strides T": an array a loop's
+#: frame may hold as a tensor between iterations (trace/held_inputs.py), one ndarray to a reader.
+_EITHER_FACT = re.compile(r"^(?P<subject>.+?) is an ndarray or a held tensor of dtype (?P<dtype>\S+), "
+                          r"shape (?P<shape>\(.*?\)), strides (?P<strides>\(.*?\))$")
 #: "X is not Y": two arrays that must not share memory.
 _DISTINCT = re.compile(r"^(?P<left>.+) is not (?P<right>.+)$")
 #: A local of a resumed frame: frame 0's are named plainly, inner frames' with their function.
-_FRAME_LOCAL = re.compile(r"frame (?P<index>\d+) \((?P<name>[^)]*)\)\.locals\['(?P<local>[^']+)'\]")
+_FRAME_LOCAL = re.compile(r"frame (?P<index>\d+)(?: \((?P<name>[^)]*)\))?\.locals\['(?P<local>[^']+)'\]")
 
 
 def _short(description):
-    return _FRAME_LOCAL.sub(lambda m: m["local"] if m["index"] == "0" else f"{m['name']}:{m['local']}",
-                            description)
+    return _FRAME_LOCAL.sub(lambda m: m["local"] if m["index"] == "0" else
+                            f"{m['name'] or 'frame ' + m['index']}:{m['local']}", description)
 
 
 def group_guards(descriptions):
@@ -35,9 +39,16 @@ def group_guards(descriptions):
     "X is not Y" pairs as one list of distinct arrays, repeats dropped."""
     lines, facts, distinct = [], {}, []
     for description in dict.fromkeys(_short(d) for d in descriptions):
-        pair = _DISTINCT.match(description)
-        match = None if pair else _VALUE_FACT.match(description)
-        if pair:
+        either = _EITHER_FACT.match(description)
+        pair = None if either else _DISTINCT.match(description)
+        match = None if pair or either else _VALUE_FACT.match(description)
+        if either:
+            subject = either["subject"]
+            if subject not in facts:
+                facts[subject] = []
+                lines.append(subject)
+            facts[subject] += ["ndarray", either["dtype"], f"shape {either['shape']}", f"strides {either['strides']}"]
+        elif pair:
             distinct.extend(name for name in (pair["right"], pair["left"]) if name not in distinct)
         elif match is None:
             lines.append(description)

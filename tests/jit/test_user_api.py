@@ -63,6 +63,15 @@ def test_group_guards_joins_facts_of_one_value_and_drops_repeats():
                      "h:c: ndarray", "builtin print is the same object", "no two of a, b share memory"]
 
 
+def test_group_guards_reads_a_held_array_as_the_ndarray_it_is_to_readers():
+    """A loop's frame slot that takes an ndarray or a held tensor (trace/held_inputs.py)
+    reads as the array's facts, under its local's name."""
+    lines = group_guards(["frame 0.locals['u'] is an ndarray or a held tensor of dtype float64, "
+                          "shape (3, 2), strides (16, 8)",
+                          "frame 1 (h).locals['v'] is an ndarray or a held tensor of dtype int8, shape (), strides ()"])
+    assert lines == ["u: ndarray, float64, shape (3, 2), strides (16, 8)", "h:v: ndarray, int8, shape (), strides ()"]
+
+
 def _kernel(a, b):
     c = a * 2 + b
     print("between")
