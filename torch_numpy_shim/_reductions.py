@@ -727,19 +727,19 @@ def _extreme_index(x, largest):
     return torch.argmax(y, -1) if largest else torch.argmin(y, -1)
 
 
-def _extreme_value(x, largest, skip_nan):
-    """max/min along the last dim (non-empty): NaN propagates, or is skipped (then an
-    all-NaN slice gives NaN, like NumPy's fmax/fmin)."""
+def _extreme_value(x, largest, skip_nan, dims=-1):
+    """max/min over ``dims`` (the last dim; any dims of a real ``x``), non-empty: NaN
+    propagates, or is skipped (then an all-NaN slice gives NaN, like NumPy's fmax/fmin)."""
     if x.is_complex():
         index = _complex_extreme_index(x, largest, skip_nan)
         return x.gather(-1, index.unsqueeze(-1)).squeeze(-1)
+    pick = torch.amax if largest else torch.amin
     if skip_nan and x.is_floating_point():
         nan = torch.isnan(x)
-        filled = torch.where(nan, -math.inf if largest else math.inf, x)
-        value = torch.amax(filled, -1) if largest else torch.amin(filled, -1)
-        return torch.where(nan.all(-1), math.nan, value)
+        value = pick(torch.where(nan, -math.inf if largest else math.inf, x), dims)
+        return torch.where(torch.all(nan, dims), math.nan, value)
     y, back = orderable(x)
-    return back(torch.amax(y, -1) if largest else torch.amin(y, -1))
+    return back(pick(y, dims))
 
 
 def _extreme_in_place(t, axes, largest, skip_nan):
@@ -749,13 +749,7 @@ def _extreme_in_place(t, axes, largest, skip_nan):
     strided slice's own dims (np.max(np.abs(new - u[1:-1, 1:-1])) in a loop) where the
     flattened one indexes each item by division and remainder, 2.5x slower."""
     x, dims = _over(t, axes)
-    pick = torch.amax if largest else torch.amin
-    if skip_nan and x.is_floating_point():
-        nan = torch.isnan(x)
-        value = pick(torch.where(nan, -math.inf if largest else math.inf, x), dims)
-        return torch.where(torch.all(nan, dims), math.nan, value)
-    y, back = orderable(x)
-    return back(pick(y, dims))
+    return _extreme_value(x, largest, skip_nan, dims)
 
 
 def _extreme(a, axis, out, keepdims, initial, where, largest, skip_nan):
