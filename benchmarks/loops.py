@@ -561,12 +561,18 @@ def main(argv=None):
     say()
     for line in summary_lines(records):
         say(line)
-    say(f"total {time.perf_counter() - run_start:.0f} s, load average at the end {os.getloadavg()[0]:.1f}")
-    report = {"machine": info, "options": vars(options), "workloads": records}
-    (folder / "loops.json").write_text(json.dumps(report, indent=1, default=str))
-    (folder / "loops.txt").write_text("\n".join(say.lines) + "\n")
-    print(f"wrote {folder / 'loops.json'} and {folder / 'loops.txt'}", flush=True)
+    write_report(folder, "loops", {"machine": info, "options": vars(options), "workloads": records},
+                 say, run_start)
     return 0
+
+
+def write_report(folder, stem, report, say, run_start):
+    """Close a run: its total time and the load, then ``stem``.json (``report``) and
+    ``stem``.txt (everything ``say`` printed) in ``folder``."""
+    say(f"total {time.perf_counter() - run_start:.0f} s, load average at the end {os.getloadavg()[0]:.1f}")
+    (folder / f"{stem}.json").write_text(json.dumps(report, indent=1, default=str))
+    (folder / f"{stem}.txt").write_text("\n".join(say.lines) + "\n")
+    print(f"wrote {folder / (stem + '.json')} and {folder / (stem + '.txt')}", flush=True)
 
 
 if __name__ == "__main__":

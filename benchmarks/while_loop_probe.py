@@ -26,7 +26,6 @@ a mismatch is reported and not timed. Writes ``while_loop_probe.json`` and
 """
 import argparse
 import contextlib
-import json
 import os
 import sys
 import tempfile
@@ -276,12 +275,9 @@ def main(argv=None):
     say(LEGEND)
     for line in notes(records):
         say(line)
-    say(f"total {time.perf_counter() - run_start:.0f} s, load average at the end {os.getloadavg()[0]:.1f}")
     report = {"machine": loops.machine_info(types.SimpleNamespace(no_numba=True)), "options": vars(options),
               "records": records}
-    (folder / "while_loop_probe.json").write_text(json.dumps(report, indent=1, default=str))
-    (folder / "while_loop_probe.txt").write_text("\n".join(say.lines) + "\n")
-    print(f"wrote {folder / 'while_loop_probe.json'} and {folder / 'while_loop_probe.txt'}", flush=True)
+    loops.write_report(folder, "while_loop_probe", report, say, run_start)
     return 0
 
 
