@@ -36,6 +36,10 @@ RESULTS = Path(__file__).parent / "results" / "runs"
 #: Yielding`` off), for comparison (not run unless named).
 UNPAUSED = "npcompile-background-unpaused"
 
+#: Background compiles whose worker takes its full share of the time while calls run from
+#: the job's start (``background.RAMP_SECONDS`` off), for comparison (not run unless named).
+UNRAMPED = "npcompile-background-unramped"
+
 #: Background compiles whose worker thread and compile process run at niceness 19 instead
 #: of 10 (``background.WORKER_NICENESS``, ``compile_process.CHILD_NICENESS``): what the
 #: calls' run-queue wait owes to them (not run unless named).
@@ -80,6 +84,9 @@ def _wrap(system, fn):
         if system == UNPAUSED:
             from npcompile.runtime import background
             background.BUSY_SHARE = None
+        if system == UNRAMPED:
+            from npcompile.runtime import background
+            background.RAMP_SECONDS = None
         if system == NICEST:
             from npcompile.runtime import background, compile_process
             background.WORKER_NICENESS = compile_process.CHILD_NICENESS = 19
@@ -161,6 +168,21 @@ def others_cpu():
     return found
 
 
+#: The background compile worker's thread name (npcompile/runtime/background.py).
+WORKER_THREAD = "npcompile-background-compile"
+
+
+def worker_cpu():
+    """CPU seconds of this process's background compile worker thread so far (0.0 before
+    it starts): the share of ``others_cpu`` that is npcompile's own Python, as opposed to
+    BLAS's threads or the compile process."""
+    for thread in threading.enumerate():
+        if thread.name == WORKER_THREAD and thread.native_id is not None:
+            cpu = _per_thread(os.getpid(), "schedstat", lambda text: int(text.split()[0]) / 1e9)
+            return cpu.get(thread.native_id, 0.0)
+    return 0.0
+
+
 def others_spent(before, after):
     """CPU seconds ``others_cpu`` grew by between two readings (threads that started in
     between count from zero; those that ended are lost)."""
@@ -169,8 +191,9 @@ def others_spent(before, after):
 
 def child(workload_name, system, calls, size, settings=()):
     """In the fresh process: time ``calls`` calls one by one (and the CPU time and the
-    run-queue wait of each, where Linux reports them, and the CPU time the process's
-    other threads and its child processes spent meanwhile); print one JSON line."""
+    run-queue wait of each, where Linux reports them, the CPU time the process's other
+    threads and its child processes spent meanwhile, and of that the compile worker
+    thread's); print one JSON line."""
     start = time.perf_counter()
     apply_settings(settings)
     from benchmarks.workloads import by_name
@@ -178,20 +201,21 @@ def child(workload_name, system, calls, size, settings=()):
     args = workload.inputs(size)
     fn = _wrap(system, workload.fn)
     setup = time.perf_counter() - start
-    times, spent, others = [], [], []
+    times, spent, others, worker = [], [], [], []
     for _ in range(calls):
-        others_before = others_cpu()
+        others_before, worker_before = others_cpu(), worker_cpu()
         before = thread_times()
         t0 = time.perf_counter()
         fn(*args)
         times.append(time.perf_counter() - t0)
         after = thread_times()
         others.append(others_spent(others_before, others_cpu()))
+        worker.append(max(0.0, worker_cpu() - worker_before))
         spent.append(None if before is None or after is None else (after[0] - before[0], after[1] - before[1]))
     run = {"setup": setup, "times": times}
     if None not in spent:
         run["cpu"], run["waits"] = [s[0] for s in spent], [s[1] for s in spent]
-        run["others"] = others
+        run["others"], run["worker"] = others, worker
     print(json.dumps(run))
 
 
@@ -292,8 +316,9 @@ def blocked(run):
 def _blocked(run):
     seconds = blocked(run)
     text = f" (blocked {seconds:.3f} s)" if seconds is not None and seconds >= BLOCKED_SHOWN else ""
-    others = sum(run.get("others", ()))
-    return text + (f" (others' CPU {others:.3f} s)" if others >= BLOCKED_SHOWN else "")
+    others, worker = sum(run.get("others", ())), sum(run.get("worker", ()))
+    return text + (f" (others' CPU {others:.3f} s)" if others >= BLOCKED_SHOWN else "") \
+        + (f" (worker CPU {worker * 1e3:.1f} ms)" if worker > 0 else "")
 
 
 def _less_waits(run, numpy_run):
@@ -382,7 +407,7 @@ def main(argv=None):
     parser.add_argument("--caches", nargs="*", default=["cold", "warm"], choices=("cold", "warm"))
     parser.add_argument("--systems", nargs="*",
                         help=f"systems to run (default: all found; also {NUMPY_AGAIN}, {NUMPY_KEPT_MEMORY}, "
-                             f"{UNPAUSED}, {NICEST})")
+                             f"{UNPAUSED}, {UNRAMPED}, {NICEST})")
     parser.add_argument("--rounds", type=int, default=1, help="rounds, the systems alternating in each")
     parser.add_argument("--set", action="append", default=[], metavar="NAME=VALUE",
                         help="an npcompile.config setting for every process (repeatable)")

@@ -127,3 +127,52 @@ def test_others_cpu_counts_the_other_threads_and_child_processes_not_the_caller(
         assert spent >= 0.25
     finally:
         child.communicate(b"")
+
+
+def test_worker_cpu_is_the_compile_worker_threads_own():
+    before = first_calls.worker_cpu()
+    spun, read = threading.Event(), threading.Event()
+    seen = []
+
+    def spin_and_stay():
+        _spin(0.05)
+        spun.set()
+        read.wait()
+
+    other = threading.Thread(target=spin_and_stay)   # another thread's CPU is not the worker's
+    other.start()
+    spun.wait()
+    try:
+        seen.append(first_calls.worker_cpu() - before)
+    finally:
+        read.set()
+        other.join()
+    spun.clear()
+    read.clear()
+    worker = threading.Thread(target=spin_and_stay, name=first_calls.WORKER_THREAD)
+    worker.start()
+    spun.wait()
+    try:
+        seen.append(first_calls.worker_cpu())
+    finally:
+        read.set()
+        worker.join()
+    assert seen[0] < 0.03 and seen[1] >= 0.04
+
+
+def test_the_line_shows_the_workers_cpu_during_the_calls():
+    run = {"times": [0.5, 0.5], "waits": [0.0, 0.0], "cpu": [0.5, 0.5], "others": [0.0, 0.0],
+           "worker": [0.0, 0.0042]}
+    line = first_calls._line("w", {"numpy": [{"times": [1.0]}], "npcompile-background (warm)": [run]})
+    assert "(worker CPU 4.2 ms)" in line
+    assert "worker CPU" not in first_calls._line("w", {"numpy": [{"times": [1.0]}], "numpy-again": [
+        dict(run, worker=[0.0, 0.0])]})
+
+
+def test_the_unramped_system_gives_the_worker_its_whole_share_from_the_start(monkeypatch):
+    import npcompile
+    from npcompile.runtime import background
+    monkeypatch.setattr(background, "RAMP_SECONDS", 2.0)
+    monkeypatch.setattr(npcompile.config, "compile_out_of_process", True)
+    wrapped = first_calls._wrap(first_calls.UNRAMPED, lambda a: a + 1)
+    assert wrapped.compile == "background" and background.RAMP_SECONDS is None

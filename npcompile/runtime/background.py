@@ -141,6 +141,11 @@ def polite_switching():
 #: (None: it never pauses for them), and how long it runs before it looks (seconds).
 BUSY_SHARE = 0.05
 BUSY_SLICE = 0.002
+#: A job's share while calls run starts at ``BUSY_SHARE * RAMP_START`` and grows in
+#: proportion to the seconds it has seen calls running, reaching ``BUSY_SHARE`` after
+#: ``RAMP_SECONDS`` of them (None: ``BUSY_SHARE`` from the start). See ``Yielding.share``.
+RAMP_SECONDS = 2.0
+RAMP_START = 0.1
 #: The longest single sleep of a pause: the worker looks again after it.
 PAUSE_STEP = 0.01
 _JIT_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jit_function.py")
@@ -178,12 +183,35 @@ class Yielding:
     longer when the scheduler has put the niced worker aside while it holds the GIL. On a
     loaded 2-core machine that made jacobi_2d's first 20 calls 3.6x NumPy's time (0.48 s
     blocked). Pausing for the calls trades how soon a program that never stops calling
-    gets its compiled code for not slowing the calls it makes meanwhile."""
+    gets its compiled code for not slowing the calls it makes meanwhile.
+
+    The share ramps up (``share``): a job is queued by a function's 10th call, and the
+    calls right after it are the ones a user's first-calls total is made of (kmeans_step
+    warm: calls 10-20 last 70 ms, and the worker's 5% of them, importing Inductor while
+    OpenBLAS's second thread wants the other core, was 2-4 ms of its 0.14 s total)."""
 
     def __init__(self, busy, clock=time.perf_counter, sleep=time.sleep):
         self.busy, self.clock, self.sleep = busy, clock, sleep
         self.resumed = clock() - BUSY_SLICE   # the first call looks at once: a job starts mid-call
         self.paused = 0.0        # seconds paused so far (tests, diagnostics)
+        self.calls_seen = 0.0    # seconds of this job during which calls were seen running
+
+    def share(self):
+        """The worker's share of the wall time while calls run, now: ``BUSY_SHARE`` times
+        ``RAMP_START``, growing with ``calls_seen`` to all of it after ``RAMP_SECONDS``.
+
+        Why: a program's first calls after the compile is queued pay for the worker's
+        slices almost in full (each holds the GIL their NumPy operations want back, and
+        takes a core from them or their BLAS threads), while the compiled code they wait
+        for is seconds of the worker's CPU away (about 3 s to import Inductor and load a
+        warm-cache graph): at 5% it arrives after about 60 s of nonstop calls, and the
+        ramp costs a program that never stops calling about ``RAMP_SECONDS / 2`` of that
+        (0.05 s of the worker's time at the full share) while it keeps the first calls'
+        cost to a tenth. A program that pauses between calls loses nothing: the worker
+        runs at full speed in the pauses."""
+        if not RAMP_SECONDS:
+            return BUSY_SHARE
+        return BUSY_SHARE * min(1.0, max(RAMP_START, self.calls_seen / RAMP_SECONDS))
 
     def __call__(self, frame, event, arg):
         now = self.clock()
@@ -192,11 +220,15 @@ class Yielding:
         return None   # no line events: this function runs only at calls
 
     def pause_if_busy(self):
-        """Sleep ``BUSY_SLICE * (1 / BUSY_SHARE - 1)``, in steps, while ``busy()``. A
-        fixed pause, not one in proportion to the time since the last look: that time
-        may have been spent off the GIL, waiting for the compile process."""
+        """Sleep ``BUSY_SLICE * (1 / share() - 1)``, in steps, while ``busy()``. A fixed
+        pause, not one in proportion to the time since the last look: that time may have
+        been spent off the GIL, waiting for the compile process. The slice before a look
+        that finds calls running and each step slept while they go on count as
+        ``calls_seen``."""
         if BUSY_SHARE and self.busy():
-            left = BUSY_SLICE * (1.0 / BUSY_SHARE - 1.0)
+            self.calls_seen += BUSY_SLICE
+            share = self.share()
+            left = BUSY_SLICE * (1.0 / share - 1.0)
             while left > 0:
                 step = min(left, PAUSE_STEP)
                 self.sleep(step)
@@ -204,6 +236,7 @@ class Yielding:
                 left -= step
                 if left > 0 and not self.busy():
                     break
+                self.calls_seen += step
         self.resumed = self.clock()
 
 

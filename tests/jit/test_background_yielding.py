@@ -116,7 +116,13 @@ class FakeTime:
         self.now += seconds
 
 
-def test_the_worker_pauses_for_running_calls_and_runs_freely_between_them(monkeypatch):
+@pytest.fixture
+def fixed_share(monkeypatch):
+    """The share without its ramp (see the ramp's own tests below)."""
+    monkeypatch.setattr(background, "RAMP_SECONDS", None)
+
+
+def test_the_worker_pauses_for_running_calls_and_runs_freely_between_them(monkeypatch, fixed_share):
     monkeypatch.setattr(background, "BUSY_SHARE", 0.1)
     monkeypatch.setattr(background, "BUSY_SLICE", 0.002)
     monkeypatch.setattr(background, "PAUSE_STEP", 0.01)
@@ -139,7 +145,7 @@ def test_the_worker_pauses_for_running_calls_and_runs_freely_between_them(monkey
     assert len(fake.sleeps) == 2   # the slice after a pause starts when the pause ends
 
 
-def test_a_job_looks_at_its_first_call(monkeypatch):
+def test_a_job_looks_at_its_first_call(monkeypatch, fixed_share):
     """A job is queued by a call, which goes on running: the worker must not start with a
     slice of its own."""
     monkeypatch.setattr(background, "BUSY_SHARE", 0.5)
@@ -150,7 +156,7 @@ def test_a_job_looks_at_its_first_call(monkeypatch):
     assert fake.sleeps == [pytest.approx(0.002)]
 
 
-def test_a_pause_ends_when_the_calls_end(monkeypatch):
+def test_a_pause_ends_when_the_calls_end(monkeypatch, fixed_share):
     monkeypatch.setattr(background, "BUSY_SHARE", 0.01)
     monkeypatch.setattr(background, "BUSY_SLICE", 0.002)
     monkeypatch.setattr(background, "PAUSE_STEP", 0.01)
@@ -159,6 +165,67 @@ def test_a_pause_ends_when_the_calls_end(monkeypatch):
     fake.now += 0.002
     tracer(None, "call", None)
     assert fake.sleeps == [0.01, 0.01]   # of 0.198 s: looked after each step, stopped at False
+
+
+def busy_slices(tracer, fake, count):
+    """``count`` slices of the worker's with calls running all along; the pause after each."""
+    pauses = []
+    for _ in range(count):
+        fake.now += background.BUSY_SLICE * 1.001   # past the slice, whatever the float sums
+        before = tracer.paused
+        tracer(None, "call", None)
+        pauses.append(tracer.paused - before)
+    return pauses
+
+
+@pytest.fixture
+def ramp(monkeypatch):
+    monkeypatch.setattr(background, "BUSY_SHARE", 0.05)
+    monkeypatch.setattr(background, "BUSY_SLICE", 0.002)
+    monkeypatch.setattr(background, "PAUSE_STEP", 0.01)
+    monkeypatch.setattr(background, "RAMP_SECONDS", 2.0)
+    monkeypatch.setattr(background, "RAMP_START", 0.1)
+
+
+def test_a_jobs_share_while_calls_run_starts_at_a_tenth_and_grows_to_all_of_it(ramp):
+    """The first calls after a compile is queued pay a tenth of the worker's share; a
+    program that keeps calling gives it all of it once the calls have run RAMP_SECONDS."""
+    fake = FakeTime()
+    tracer = background.Yielding(lambda: True, fake.clock, fake.sleep)
+    pauses = busy_slices(tracer, fake, 60)
+    assert pauses[0] == pytest.approx(0.002 * (1 / 0.005 - 1))   # a 0.5% share
+    assert all(later <= earlier + 1e-12 for earlier, later in zip(pauses, pauses[1:]))
+    assert tracer.calls_seen >= 2.0
+    assert pauses[-1] == pytest.approx(0.002 * (1 / 0.05 - 1))   # 5% from then on
+    ramp_slices = next(k for k, pause in enumerate(pauses) if pause == pytest.approx(pauses[-1]))
+    ran = ramp_slices * 0.002
+    assert ran / (ran + sum(pauses[:ramp_slices])) < 0.05 / 2   # the ramp's share is under half of 5%
+
+
+def test_the_ramp_counts_only_time_with_calls_running(ramp):
+    """Between calls the worker runs freely, and that time brings no larger share."""
+    fake, busy = FakeTime(), [False]
+    tracer = background.Yielding(lambda: busy[0], fake.clock, fake.sleep)
+    for _ in range(2000):   # 4 s of free running
+        fake.now += 0.002
+        tracer(None, "call", None)
+    assert tracer.paused == 0 and tracer.calls_seen == 0
+    busy[0] = True
+    assert busy_slices(tracer, fake, 1)[0] == pytest.approx(0.002 * (1 / 0.005 - 1))
+
+
+def test_a_pause_that_ends_with_the_calls_counts_only_the_steps_they_ran(ramp):
+    fake, answers = FakeTime(), iter([True, True, True, False])
+    tracer = background.Yielding(lambda: next(answers), fake.clock, fake.sleep)
+    busy_slices(tracer, fake, 1)
+    assert fake.sleeps == [0.01, 0.01, 0.01]
+    assert tracer.calls_seen == pytest.approx(0.002 + 0.02)   # the slice, and the steps after which calls ran
+
+
+def test_without_a_ramp_the_share_is_whole_from_the_start(ramp, monkeypatch):
+    monkeypatch.setattr(background, "RAMP_SECONDS", None)
+    tracer = background.Yielding(lambda: True, FakeTime().clock, FakeTime().sleep)
+    assert tracer.share() == 0.05
 
 
 def calls_with_gaps(count):
@@ -194,6 +261,7 @@ def test_a_job_pauses_while_a_background_call_runs_in_another_thread(call_in_a_t
     call_in_a_thread(npcompile.jit(waits_inside, compile="background"))
     tracer = tracer_after(5)
     assert isinstance(tracer, background.Yielding) and tracer.paused > 0
+    assert tracer.calls_seen > 0 and tracer.share() < background.BUSY_SHARE   # the call ran: ramping
 
 
 def test_a_job_with_no_call_running_never_pauses(short_slices):
