@@ -5,6 +5,14 @@ whole frame stack) and the writes it made to objects that outlive it are encoded
 Python source over the graph's outputs ``out`` and the segment's inputs ``L``. The
 runtime compiles that source into each entry's call function, where it converts tensors
 to NumPy's exact types, replays the side effects in program order and builds the result.
+
+An array that NumPy would hand back as a view of another array the segment computed
+(``u[::-1]``, ``u[None]``, ``u.T`` of ``u = a + 1``, returned or held by a frame at a
+break) is built as that view of the other's NumPy array (``replay``), not converted
+from its own tensor: torch has no negative strides, so the graph's ``u[::-1]`` is a
+copy, and a write through it after the break, or into a returned one, would miss ``u``.
+The steps are read from the graph the trace is recording (``view_chain``), the same
+table ``runtime.view_replay`` replays on the caller's inputs.
 """
 import builtins
 import dataclasses
@@ -14,6 +22,7 @@ import numpy
 import torch
 
 import torch_numpy_shim as shim
+from torch_numpy_shim import _flipped
 from torch_numpy_shim._graph_warnings import warn_now
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
@@ -116,6 +125,7 @@ class _Encoder:
         self.deferred = {}         # id(array) -> (name, array): frame slots decided at the end
         self.examples = {inp.source.expr: inp.example for inp in end.inputs}
         self.computed = set()      # frame slots holding values the graph computed (see Resume)
+        self.views = {}            # id(array) -> (base array, steps) or None (``computed_view``)
 
     def name(self, value, expression):
         name = f"v{len(self.memo)}"
@@ -134,15 +144,35 @@ class _Encoder:
                 return source.expr
             self.p.host_copies += 1   # held by more than a frame slot: it becomes a NumPy array
             return self.name(value, f"{source.expr}.to_host()")
-        # a broadcast_arrays result stays writeable (the _view converter would make a
-        # view overlapping itself read-only, as broadcast_to's) and warns on a write
-        warns = value._warn_on_write and not value._readonly and self.numpy_program
-        kind = "_scalar" if value._scalar else "_warns_on_write" if warns else "_array"
-        self.tensors.append(value._t)
-        name = self.name(value, f"{kind}(out[{len(self.tensors) - 1}])")
+        view = self.computed_view(value)
+        if view is not None:   # NumPy's view of the base's array: no graph output of its own
+            base = self.array(view[0])
+            name = self.name(value, f"{self.p.const(replay)}({base}, {self.p.const(view[1])})")
+        else:
+            # a broadcast_arrays result stays writeable (the _view converter would make a
+            # view overlapping itself read-only, as broadcast_to's) and warns on a write
+            warns = value._warn_on_write and not value._readonly and self.numpy_program
+            kind = "_scalar" if value._scalar else "_warns_on_write" if warns else "_array"
+            self.tensors.append(value._t)
+            name = self.name(value, f"{kind}(out[{len(self.tensors) - 1}])")
         if value._readonly and not value._scalar and self.numpy_program:
             self.p.conversions.append(f"{name}.flags.writeable = False")   # broadcast_to, diagonal: NumPy's flag
         return name
+
+    def computed_view(self, value):
+        """(base, steps) when ``value`` is, in NumPy, a view of ``base``, an array the
+        segment computed (not an input: ``view_replay`` builds those at run time), reached
+        through views ``replay`` makes; else None. NumPy programs only (torch results
+        stay torch's); not for a broadcast_arrays result (its WARN_ON_WRITE flag)."""
+        if id(value) not in self.views:
+            found = None
+            if self.numpy_program and not value._scalar and not value._warn_on_write:
+                root = _view_root(value)
+                if root is not None and id(root) not in self.end.shim_inputs and not root._scalar:
+                    steps = _steps_between(value._t, root._t)
+                    found = None if steps is None else (root, steps)
+            self.views[id(value)] = found
+        return self.views[id(value)]
 
     def __call__(self, value):
         p, end = self.p, self.end
@@ -237,15 +267,20 @@ class _Encoder:
         """An array held only by frame slots stays a tensor (``_resident``); one also
         held by a container, a cell, an object or a side effect is the NumPy array built
         for those, so aliases stay aliases; so is one NumPy makes read-only (a tensor has
-        no such flag) and one with a lazy conjugate or negative bit (the next graph
-        would read it unresolved)."""
+        no such flag), one with a lazy conjugate or negative bit (the next graph
+        would read it unresolved), and a view of a computed array with that array (NumPy's
+        view of NumPy's array, ``computed_view``)."""
+        slots = [(name, value) for name, value in self.deferred.values()
+                 if id(value) not in self.memo and id(value) not in self.end.shim_inputs]
+        bases = {id(view[0]) for view in map(self.computed_view, (value for _, value in slots)) if view}
         for name, value in self.deferred.values():
             source = self.end.shim_inputs.get(id(value))
             if id(value) in self.memo:
                 expression = self.memo[id(value)]
             elif source is not None:
                 expression = source.expr
-            elif value._readonly or value._warn_on_write or value._t.is_conj() or value._t.is_neg():
+            elif value._readonly or value._warn_on_write or value._t.is_conj() or value._t.is_neg() or \
+                    id(value) in bases or self.computed_view(value) is not None:
                 expression = self.array(value)
             else:
                 self.tensors.append(value._t)
@@ -424,3 +459,151 @@ def to_numpy_object(value):
     if isinstance(value, type) and "_np_type" in getattr(value, "__dict__", {}):
         return value._np_type
     return numpy_map.to_numpy(value)
+
+
+# ---- views: the graph's view ops as the NumPy views they stand for --------------------------
+
+_aten = torch.ops.aten
+
+
+def _index(dim, key):
+    return (slice(None),) * dim + (key,)
+
+
+def _slice(a, dim=0, start=None, end=None, step=1):
+    return a[_index(dim, slice(start, end, step))]
+
+
+def _squeeze(a, dims=None):
+    if dims is None:
+        return a.squeeze()
+    dims = (dims,) if isinstance(dims, int) else tuple(dims)
+    return a.squeeze(tuple(d % a.ndim for d in dims if a.shape[d] == 1))
+
+
+def _diagonal(a, offset=0, dim1=0, dim2=1):
+    """A writeable diagonal view of a writeable ``a``: ``np.einsum('ii->i', a)`` is one, and
+    the output plan marks ``np.diagonal``'s read-only (the shim knows which it was)."""
+    view = a.diagonal(offset, dim1, dim2)
+    if a.flags.writeable:
+        view.flags.writeable = True
+    return view
+
+
+#: aten op -> the NumPy view it is (the first argument is the array); ``flip`` is a copy in
+#: torch (no negative strides) and a view in NumPy
+_STEPS = {
+    _aten.flip.default: lambda a, dims: a[tuple(slice(None, None, -1) if d in {x % a.ndim for x in dims}
+                                                else slice(None) for d in range(a.ndim))],
+    _aten.slice.Tensor: _slice,
+    _aten.select.int: lambda a, dim, index: a[_index(dim, index)],
+    _aten.permute.default: lambda a, dims: a.transpose(dims),
+    _aten.transpose.int: lambda a, d0, d1: a.swapaxes(d0, d1),
+    _aten.t.default: lambda a: a.T,
+    _aten.unsqueeze.default: lambda a, dim: a[_index(dim % (a.ndim + 1), None)],
+    _aten.squeeze.default: _squeeze,
+    _aten.squeeze.dim: _squeeze,
+    _aten.squeeze.dims: _squeeze,
+    _aten.diagonal.default: _diagonal,
+    _aten.view.default: lambda a, shape: a.reshape(shape),
+    _aten.alias.default: lambda a: a.view(),   # a[...]: a new view, not the array itself
+    _aten.detach.default: lambda a: a.view(),
+}
+
+
+def _numpy_dtype(dtype):
+    try:
+        return numpy.dtype(str(dtype).removeprefix("torch."))
+    except TypeError:
+        return None
+
+
+def _view_as(a, dtype):
+    return a if a.dtype == dtype else a.view(dtype)
+
+
+def _constant(value):
+    if isinstance(value, (list, tuple)):
+        return all(_constant(v) for v in value)
+    return isinstance(value, (int, bool, type(None)))
+
+
+def _returns_its_input(target):
+    schema = getattr(target, "_schema", None)
+    if schema is None or len(schema.returns) != 1 or not schema.arguments:
+        return False
+    returned, first = schema.returns[0].alias_info, schema.arguments[0].alias_info
+    return returned is not None and first is not None and first.is_write and \
+        set(returned.before_set) == set(first.before_set)
+
+
+def _written_node(node):
+    """``node``, or the value an in-place op on it (``copy_``, ``add_``) wrote into."""
+    while node.op == "call_function" and _returns_its_input(node.target):
+        node = node.args[0]
+    return node
+
+
+def view_chain(node, is_base):
+    """(base node, steps) if ``node`` is a view of a node ``is_base`` accepts, reached
+    through constant-argument views NumPy also makes (steps: (function, args), first to
+    last, at least one a new view), else None. An in-place op on the way is its input
+    after the write; a dtype view (``uint16`` moves as ``int16``) keeps the bits."""
+    steps = []
+    while not is_base(node := _written_node(node)):
+        if node.op != "call_function":
+            return None
+        if node.target is _aten.view.dtype:
+            dtype = _numpy_dtype(node.args[1])
+            if dtype is None:
+                return None
+            steps.append((_view_as, (dtype,), False))
+            node = node.args[0]
+            continue
+        step = _STEPS.get(node.target)
+        if step is None or node.kwargs or not _constant(node.args[1:]):
+            return None
+        steps.append((step, tuple(node.args[1:]), True))
+        node = node.args[0]
+    if not any(new for _, _, new in steps):
+        return None
+    return node, [(step, args) for step, args, _ in reversed(steps)]
+
+
+def replay(base, steps):
+    """The NumPy view ``steps`` (``view_chain``'s) make of ``base``."""
+    for step, args in steps:
+        base = step(base, *args)
+    return base
+
+
+def _view_root(value):
+    """The shim array whose memory ``value`` views (through views and reversed copies,
+    which the shim keeps in step with their source), or None if it owns its memory."""
+    root = None
+    for _ in range(1000):
+        link = _flipped.reversal_of(value) if value._base is None else None
+        above = value._base if value._base is not None else None if link is None else link[0]
+        if above is None or above is value:
+            break
+        root = value = above
+    return root
+
+
+def _traced_node(tensor):
+    """The node of the graph being recorded that computed ``tensor``, or None."""
+    from torch.fx.experimental.proxy_tensor import get_proxy_mode, get_proxy_slot
+    mode = get_proxy_mode()
+    slot = None if mode is None else get_proxy_slot(tensor, mode.tracer, None)
+    return None if slot is None else slot.proxy.node
+
+
+def _steps_between(tensor, base):
+    """``view_chain``'s steps from tensor ``base`` to ``tensor`` in the graph being
+    recorded, or None."""
+    node, base_node = _traced_node(tensor), _traced_node(base)
+    if node is None or base_node is None:
+        return None
+    base_node = _written_node(base_node)
+    found = view_chain(node, lambda n: n is base_node)
+    return None if found is None else found[1]
