@@ -8,7 +8,7 @@ import operator
 import numpy
 import torch
 
-from . import _coerce, _dtypes, _flipped, _layout, _promotion
+from . import _coerce, _dtypes, _flipped, _layout, _promotion, _self_overlap
 from ._detours import movable, restored
 from ._errors import UnsupportedError, raise_if
 from ._ndarray import ndarray
@@ -209,11 +209,9 @@ def copyto(dst, src, casting="same_kind", where=True):
     if isinstance(where, _promotion.PY_SCALARS):  # a Python scalar counts by its truth
         where = builtins.bool(where)
     mask = where_mask(where)
-    if mask is None:
-        dst._t.copy_(value)
-        return None
-    _check_broadcasts_into(tuple(mask.shape), dst.shape, "where")
-    dst._t.copy_(torch.where(mask, value, dst._t))
+    if mask is not None:
+        _check_broadcasts_into(tuple(mask.shape), dst.shape, "where")
+    _self_overlap.store(dst._t, value, mask)
     return None
 
 

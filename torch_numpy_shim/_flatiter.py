@@ -1,6 +1,8 @@
 """``a.flat``: NumPy's flat iterator, a 1-D C-ordered window that reads and writes
 through to its array (reading is ``ravel``'s, writing is indexing into a flat view)."""
-from . import _flipped
+import torch
+
+from . import _flipped, _self_overlap
 from ._coerce import asarray
 from ._manipulation import ravel
 from ._ndarray import ndarray
@@ -31,7 +33,10 @@ class flatiter:
         t = self.base._t
         flat = ndarray._wrap(t.view(-1) if t.is_contiguous() else t.flatten())
         flat[key] = self._cycled(flat, key, value)
-        if not t.is_contiguous():
+        if _self_overlap.overlaps(t):   # items sharing memory: NumPy writes them in the key's order
+            positions = ndarray._wrap(torch.arange(t.numel()))[key]._t.reshape(-1)
+            _self_overlap.store_items(t, positions, flat._t[positions])
+        elif not t.is_contiguous():
             t.copy_(flat._t.view(t.shape))
         _flipped.written(self.base)
 

@@ -83,7 +83,7 @@ def _propagate(root, links, came_from):
 #: NumPy's message for a write into a read-only array, by writer (default: setitem's)
 _READ_ONLY = {"put": "put: output array is read-only", "putmask": "putmask: output array is read-only",
               "_sort": "sort array is read-only", "_partition": "partition array is read-only",
-              "shuffle": "array is read-only", "fill_diagonal": "underlying array is read-only",
+              "shuffle": "array is read-only", "_fill_diagonal": "underlying array is read-only",
               "place": "WRITEBACKIFCOPY base is read-only"}
 _WRITES_READ_ONLY = {"at"}   # NumPy 2.4's ufunc.at writes into read-only arrays
 

@@ -19,7 +19,7 @@ import operator
 import numpy
 import torch
 
-from . import _dtypes, _fp_errors, _promotion, linalg
+from . import _dtypes, _fp_errors, _promotion, _self_overlap, linalg
 from ._coerce import asarray, cast_tensor, check_python_int_fits, make_scalar, to_numpy
 from ._dtypes import F64
 from ._errors import UnsupportedError
@@ -761,7 +761,7 @@ def nan_to_num(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
     t = x._t
     cleaned = complex_from_parts(clean(t.real), clean(t.imag)) if t.is_complex() else clean(t)
-    x._t.copy_(cleaned)
+    _self_overlap.store(x._t, cleaned)
     return ndarray._wrap(x._t, scalar=True) if scalar else x
 
 

@@ -17,7 +17,7 @@ import numpy
 import torch
 from torch.multiprocessing.reductions import StorageWeakRef
 
-from . import _coerce, _dtypes, _flipped, _layout, _promotion
+from . import _coerce, _dtypes, _flipped, _layout, _promotion, _self_overlap
 from ._detours import movable
 from ._errors import ComplexWarning, raise_if
 from ._fp_errors import tracing
@@ -316,7 +316,15 @@ class _Fancy:
         copies it (torch refuses the overlap)."""
         target = StorageWeakRef(self.moved.untyped_storage())
         index = tuple(i.clone() if StorageWeakRef(i.untyped_storage()) == target else i for i in self.index)
-        self.moved[index] = values.unsqueeze(0) if self.zero_d else values
+        values = values.unsqueeze(0) if self.zero_d else values
+        if not _self_overlap.overlaps(self.moved):
+            self.moved[index] = values
+            return
+        # items sharing memory (a broadcast_arrays result): written in the index's order
+        written = self.moved.clone()
+        written[index] = values
+        positions = torch.arange(written.numel()).reshape(written.shape)[index]
+        _self_overlap.store_items(self.moved, positions, written.reshape(-1)[positions.reshape(-1)])
 
     def gather(self):
         out = self.moved[self.index]
@@ -519,7 +527,7 @@ def setitem(arr, key, value):
         v = torch.flip(v, key.flips) if key.flips else v
         if fails is not None:   # checked after the graph ran: a failing store leaves the target as it was
             v = torch.where(fails, view, v)
-        view.copy_(v)
+        _self_overlap.store(view, v)
         return
     v = None
     if key.single_mask:
@@ -576,7 +584,7 @@ def _masked_fill(view, key, v, arr, value):
     if key.flips:
         v = torch.flip(v, key.flips)
     full_mask = mask.reshape((1,) * dim + tuple(mask.shape) + (1,) * after)
-    view.copy_(torch.where(full_mask, _detach_from(v, arr, value), view))
+    _self_overlap.store(view, _detach_from(v, arr, value), full_mask)
     return True
 
 
@@ -664,12 +672,22 @@ def _cycled(values, count):
     return flat.index_select(0, torch.remainder(torch.arange(count, dtype=_INT64), flat.shape[0]))
 
 
-def _store_flat(arr, positions, values):
-    """``arr.flat[positions] = values`` (1-D tensors; the last repeated position wins)."""
+def _store_flat(arr, positions, values, through_copy=False):
+    """``arr.flat[positions] = values`` (1-D tensors; the last repeated position wins).
+    Where items of ``arr`` share memory, NumPy writes them in ``positions``' order, or
+    (``through_copy``: put, place) into a C-contiguous copy that is then written back
+    whole, the unwritten items too."""
     n = arr._t.numel()
     values = _last_write_wins(values, (positions,), [n])
     target = movable(arr._t)
-    if target.is_contiguous():
+    if _self_overlap.overlaps(target):
+        written = target.clone(memory_format=torch.contiguous_format)
+        written.view(-1)[positions] = values
+        if through_copy:
+            _self_overlap.store(target, written)
+        else:
+            _self_overlap.store_items(target, positions, written.view(-1)[positions])
+    elif target.is_contiguous():
         target.view(-1)[positions] = values
     else:
         target[torch.unravel_index(positions, tuple(target.shape))] = values
@@ -706,7 +724,7 @@ def _take_out(result, out, a):
     elif not _promotion.can_cast(out.dtype, a.dtype, "safe"):
         raise TypeError(f"Cannot cast array data from {out.dtype!r} to {a.dtype!r} according to "
                         f"the rule 'safe'")
-    out._t.copy_(_coerce.cast_tensor(result, out.dtype))
+    _self_overlap.store(out._t, _coerce.cast_tensor(result, out.dtype))
     return out
 
 
@@ -739,7 +757,7 @@ def put(a, ind, v, mode="raise"):
         raise IndexError("cannot replace elements of an empty array")
     if values.numel() == 0 or idx.numel() == 0:
         return None
-    _store_flat(a, _apply_mode(idx, n, mode), _cycled(values, idx.shape[0]))
+    _store_flat(a, _apply_mode(idx, n, mode), _cycled(values, idx.shape[0]), through_copy=True)
     return None
 
 
@@ -802,7 +820,7 @@ def place(arr, mask, vals):
         if positions.shape[0]:
             raise ValueError("Cannot insert from an empty array!")
         return None
-    _store_flat(arr, positions, _cycled(values, positions.shape[0]))
+    _store_flat(arr, positions, _cycled(values, positions.shape[0]), through_copy=True)
     return None
 
 
@@ -823,7 +841,7 @@ def putmask(a, /, mask, values):
         return None
     target = movable(a._t)
     tiled = _cycled(values, a.size).reshape(target.shape)
-    target.copy_(torch.where(full_mask.reshape(target.shape), tiled, target))
+    _self_overlap.store(target, torch.where(full_mask.reshape(target.shape), tiled, target))
     return None
 
 
@@ -1056,9 +1074,16 @@ def diag_indices_from(arr):
     return diag_indices(arr.shape[0], arr.ndim)
 
 
+def fill_diagonal(a, val, wrap=False):
+    """NumPy checks the shape before writing (its write warns on a broadcast_arrays result)."""
+    if isinstance(a, (ndarray, numpy.ndarray)) and a.ndim > 2 and len(set(a.shape)) != 1:
+        raise ValueError("All dimensions of input must be of equal length")
+    return _fill_diagonal(a, val, wrap)
+
+
 @_flipped.writes(0)
 @_coerce.writes_numpy(0)
-def fill_diagonal(a, val, wrap=False):
+def _fill_diagonal(a, val, wrap):
     _require_ndarray(a, "a")
     if a.ndim < 2:
         raise ValueError("array must be at least 2-d")

@@ -9,7 +9,18 @@ behaviour keeps exactly one implementation.
 import builtins
 import operator
 
-from . import _coerce, _flipped, _indexing, _layout, _manipulation, _products, _reductions, _sorting, _ufuncs
+from . import (
+    _coerce,
+    _flipped,
+    _indexing,
+    _layout,
+    _manipulation,
+    _products,
+    _reductions,
+    _self_overlap,
+    _sorting,
+    _ufuncs,
+)
 from ._dtypes import _as_dtype
 from ._flatiter import flatiter
 from ._ndarray import ndarray
@@ -148,14 +159,14 @@ def _sort(self, axis=-1, kind=None, order=None, *, stable=None):
     """``a.sort()`` reorders ``a`` itself (a flattening axis=None is refused, as NumPy)."""
     if axis is None:
         raise TypeError("'NoneType' object cannot be interpreted as an integer")
-    self._t.copy_(_sorting.sort(self, axis, kind, order, stable=stable)._t)
+    _self_overlap.store(self._t, _sorting.sort(self, axis, kind, order, stable=stable)._t)
 
 
 @_flipped.writes(0)
 def _partition(self, kth, axis=-1, kind="introselect", order=None):
     if axis is None:
         raise TypeError("'NoneType' object cannot be interpreted as an integer")
-    self._t.copy_(_sorting.partition(self, kth, axis, kind, order)._t)
+    _self_overlap.store(self._t, _sorting.partition(self, kth, axis, kind, order)._t)
 
 
 def _compress(self, condition, axis=None, out=None):

@@ -19,7 +19,7 @@ import operator
 import numpy
 import torch
 
-from . import _dtypes, _flipped, _promotion
+from . import _dtypes, _flipped, _promotion, _self_overlap
 from ._coerce import asarray, cast_tensor, numpy_target
 from ._errors import AxisError
 from ._ndarray import ndarray
@@ -156,7 +156,7 @@ def write_out(result, out, casting="same_kind"):
     if torch.broadcast_shapes(result._t.shape, out._t.shape) != out._t.shape:
         raise ValueError(f"non-broadcastable output operand with shape {out.shape} doesn't match "
                          f"the broadcast shape {torch.broadcast_shapes(result._t.shape, out._t.shape)}")
-    out._t.copy_(cast_tensor(result._t, out.dtype))
+    _self_overlap.store(out._t, cast_tensor(result._t, out.dtype))
     _flipped.written(out)
     return out
 

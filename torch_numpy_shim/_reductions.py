@@ -26,7 +26,7 @@ import math
 import numpy
 import torch
 
-from . import _dtypes, _errors, _fp_errors, _half_scan, _layout, _promotion
+from . import _dtypes, _errors, _fp_errors, _half_scan, _layout, _promotion, _self_overlap
 from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor, check_python_int_fits
 from ._detours import orderable
@@ -216,10 +216,13 @@ def _store(t, out):
     if out.shape != tuple(t.shape):
         raise ValueError(f"output parameter for reduction has shape {out.shape}, "
                          f"expected {tuple(t.shape)}")
+    if _self_overlap.overlaps(out._t):
+        raise _errors.UnsupportedError("a reduction into an out= whose items share memory (an np.broadcast_arrays "
+                               "result: NumPy accumulates each item into the shared memory)")
     warn_complex_to_real(t, out.dtype, 2)
     if _fp_errors.watching():   # NumPy casts into out= in its reduce: NaN to an int is 'invalid ... in reduce'
         _fp_errors.report(_fp_errors.cast_flags(t, out.dtype.torch), "reduce")
-    out._t.copy_(cast_tensor(t, out.dtype))
+    _self_overlap.store(out._t, cast_tensor(t, out.dtype))
     return out
 
 
@@ -965,7 +968,7 @@ def _accumulate(t, ax, input_dt, dtype, out, product, include_initial=False):
     if out.shape != tuple(r.shape):
         raise ValueError("provided out is the wrong size for the accumulation.")
     warn_complex_to_real(r, out.dtype, 1)
-    out._t.copy_(cast_tensor(r, out.dtype))
+    _self_overlap.store(out._t, cast_tensor(r, out.dtype))
     return out
 
 

@@ -17,7 +17,7 @@ import numpy
 import torch
 from torch.multiprocessing.reductions import StorageWeakRef
 
-from . import _coerce, _dtypes, _flipped, _fp_errors, _half_nan, _promotion, _reductions
+from . import _coerce, _dtypes, _flipped, _fp_errors, _half_nan, _promotion, _reductions, _self_overlap, _writeable
 from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor, numpy_target, writes_numpy
 from ._errors import UFuncInputCastingError, UFuncOutputCastingError, UnsupportedError
@@ -230,7 +230,16 @@ def _numpy_side(d):
     return d.np if isinstance(d, _dtypes.dtype) else d
 
 
-def _store(result, loop_dt, out, mask, shape, np_ufunc, casting, index):
+def _through_copy(mask, out, operands):
+    """Whether NumPy writes a ``where=`` result into ``out`` through a copy of it: an
+    ``out`` whose items share memory (a broadcast_arrays result) that an input reads is
+    copied (NumPy copies on overlap) and written back whole, so the unselected items are
+    written too, with the values they had."""
+    return mask is not None and out is not None and _self_overlap.overlaps(out._t) and any(
+        isinstance(o, ndarray) and _same_storage(o._t, out._t) for o in operands)
+
+
+def _store(result, loop_dt, out, mask, shape, np_ufunc, casting, index, write_back=False):
     """Put one output where NumPy puts it; returns the array (or scalar) to hand back."""
     if out is None:
         if mask is not None:  # NumPy leaves these slots uninitialized; we write zeros
@@ -248,9 +257,9 @@ def _store(result, loop_dt, out, mask, shape, np_ufunc, casting, index):
     value = _to_dtype(result, out.dtype)
     if result.dtype != value.dtype and _fp_errors.watching():   # NumPy's cast into out= reports too
         _fp_errors.report(_fp_errors.cast_flags(result, value.dtype, mask), np_ufunc.__name__)
-    if mask is not None:
-        value = torch.where(mask, value, out._t)
-    out._t.copy_(value.expand(out_shape))
+    if write_back:
+        value, mask = torch.where(mask, value, out._t), None
+    _self_overlap.store(out._t, value.expand(out_shape), mask)
     _flipped.written(out)
     return out
 
@@ -359,7 +368,8 @@ class ufunc:
                        for o, dt in zip(operands, loop_in)]
             results = self._compute(tensors, loop_out, self._kernel_for(operands, loop_in, shape), mask)
         order = _store_order(self.__name__, loop_out, outs)
-        stored = {i: _store(results[i], loop_out[i], outs[i], mask, shape, self._np, casting, i)
+        stored = {i: _store(results[i], loop_out[i], outs[i], mask, shape, self._np, casting, i,
+                            write_back=_through_copy(mask, outs[i], operands))
                   for i in order}
         stored = tuple(stored[i] for i in range(len(order)))
         if keep_arrays:
@@ -683,12 +693,19 @@ class ufunc:
             bt = bt.clone()
         if bt is not None:
             bt = _at_values(bt, tuple(asarray(positions).shape))
+        if a._warn_on_write:   # NumPy 2.4's at writes into read-only arrays, but warns here
+            _writeable.warn_on_write(a)
+        shared = _self_overlap.overlaps(a._t)   # items sharing memory: each reads what the last wrote
         for k in range(flat_index.shape[0]):  # one element at a time: repeats accumulate
             i = flat_index[k:k + 1]
             rhs = ndarray._wrap(bt[k:k + 1]) if bt is not None else operand
+            if shared:
+                flat = a._t.reshape(-1).clone()
             value = _to_dtype(self._at_value(ndarray._wrap(flat[i]), rhs, a), a.dtype)
             _bits(flat).index_copy_(0, i, _bits(value))
-        if not a._t.is_contiguous():
+            if shared:
+                _self_overlap.store_items(a._t, i, flat[i])
+        if not a._t.is_contiguous() and not shared:
             a._t.copy_(flat.reshape(a.shape))
 
     def _at_value(self, current, rhs, a):
@@ -928,7 +945,7 @@ def around(a, decimals=0, out=None):
         if out is None:
             return ndarray._wrap(arr._t.clone(), scalar=arr.ndim == 0)
         value = cast_tensor(arr._t, out.dtype)
-        out._t.copy_((value.clone() if _same_storage(value, out._t) else value).expand(out.shape))
+        _self_overlap.store(out._t, (value.clone() if _same_storage(value, out._t) else value).expand(out.shape))
         _flipped.written(out)
         return out
     if decimals == 0:

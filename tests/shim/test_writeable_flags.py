@@ -170,8 +170,10 @@ BROADCAST_WRITES = {
     "flags_item_warns": lambda np, x: x.flags["W"],
     "flags_compare_quietly": lambda np, x: x.flags == np.arange(3.0).flags,
 }
-#: writes over the whole broadcast result: NumPy writes (last write wins), torch refuses a
-#: write into memory with internal overlap (RuntimeError from _indexing's and _ufuncs' copy_)
+#: writes over the whole broadcast result: NumPy reads the values first (an input overlapping
+#: the output is copied), then stores item by item in the destination's C order, so the
+#: last item written to a shared memory location stays (torch refuses these writes:
+#: _self_overlap does them)
 OVERLAPPING_WRITES = {
     "iadd": lambda np, x: x.__iadd__(1.0),
     "fill": lambda np, x: x.fill(1.0),
@@ -219,9 +221,107 @@ def test_broadcast_arrays_warn_on_write(write):
     assert _outcome(scenario, tnp) == _outcome(scenario, numpy)
 
 
-@pytest.mark.xfail(strict=True, reason="torch refuses writes into memory with internal overlap (the write "
-                   "paths in _indexing/_ufuncs refuse it; NumPy writes item by item)")
 @pytest.mark.parametrize("write", sorted(OVERLAPPING_WRITES))
 def test_broadcast_arrays_overlapping_writes(write):
     scenario = _broadcast_scenario(OVERLAPPING_WRITES[write])
     assert _outcome(scenario, tnp) == _outcome(scenario, numpy)
+
+
+# ---- writes into self-overlapping memory, more layouts and write paths ----------------------
+def _values(np, shape, dtype=float):
+    return np.arange(10.0, 10.0 + numpy.prod(shape), dtype=dtype).reshape(shape)
+
+
+def _mask(np, shape):
+    return (np.arange(numpy.prod(shape)).reshape(shape) % 3) != 1
+
+
+#: the destination: a view with stride-0 dimensions of ``a`` (made from a broadcast_arrays
+#: result, so the first write warns as NumPy's does)
+LAYOUTS = {
+    "row": lambda np, a: np.broadcast_arrays(a, np.ones((2, 1)))[0],
+    "col": lambda np, a: np.broadcast_arrays(a[:, None], np.ones(2))[0],
+    "row_T": lambda np, a: np.broadcast_arrays(a, np.ones((2, 1)))[0].T,
+    "3d": lambda np, a: np.broadcast_arrays(a[None, :, None], np.ones((2, 1, 2)))[0],
+    "3d_permuted": lambda np, a: np.broadcast_arrays(a[None, :, None], np.ones((2, 1, 2)))[0].transpose(2, 0, 1),
+    "sliced": lambda np, a: np.broadcast_arrays(a, np.ones((4, 1)))[0][1:, ::2],
+    "made_writeable": lambda np, a: (lambda x: (setattr(x.flags, "writeable", True), x)[1])(
+        np.broadcast_arrays(a, np.ones((3, 1)))[0]),
+}
+#: each writes into ``x`` (of ``a``'s float64 memory) by another path of the shim
+WRITES = {
+    "iadd_scalar": lambda np, x: x.__iadd__(1.0),
+    "iadd_array": lambda np, x: x.__iadd__(_values(np, x.shape)),
+    "imul_self": lambda np, x: x.__imul__(x),
+    "isub_transposed_self": lambda np, x: x.__isub__(x[::-1]),
+    "ufunc_out_other": lambda np, x: np.multiply(_values(np, x.shape), 2, out=x),
+    "ufunc_out_where": lambda np, x: np.add(x, _values(np, x.shape), out=x, where=_mask(np, x.shape)),
+    "ufunc_int_into_float": lambda np, x: np.negative(_values(np, x.shape, int), out=x),
+    "divmod_outs": lambda np, x: np.divmod(_values(np, x.shape), 3.0, out=(x, np.zeros(x.shape))),
+    "fill": lambda np, x: x.fill(4.0),
+    "copyto_array": lambda np, x: np.copyto(x, _values(np, x.shape)),
+    "copyto_where": lambda np, x: np.copyto(x, _values(np, x.shape), where=_mask(np, x.shape)),
+    "copyto_int": lambda np, x: np.copyto(x, _values(np, x.shape, int)),
+    "setitem_all": lambda np, x: x.__setitem__(Ellipsis, _values(np, x.shape)),
+    "setitem_slice": lambda np, x: x.__setitem__((slice(None), slice(1, None)), 5.0),
+    "setitem_mask_scalar": lambda np, x: x.__setitem__(_mask(np, x.shape), 6.0),
+    "setitem_mask_values": lambda np, x: x.__setitem__(_mask(np, x.shape), _values(np, x.shape)[_mask(np, x.shape)]),
+    "setitem_fancy": lambda np, x: x.__setitem__((np.array([1, 0, 1]), np.array([0, 0, 0])), np.array([1., 2., 3.])),
+    "putmask": lambda np, x: np.putmask(x, _mask(np, x.shape), _values(np, x.shape)),
+    "place": lambda np, x: np.place(x, _mask(np, x.shape), [7.0, 8.0]),
+    "clip_out": lambda np, x: np.clip(_values(np, x.shape), 11, 14, out=x),
+    "cumsum_out": lambda np, x: np.cumsum(x, axis=0, out=x),
+    "cumsum_last_out": lambda np, x: np.cumsum(x, axis=-1, out=x),
+    "put": lambda np, x: np.put(x, [0, 1, -1, 1], [7.0, 8.0, 9.0]),
+    "flat_setitem": lambda np, x: x.flat.__setitem__([3, 0, 1, 3], [7.0, 8.0, 9.0, 6.0]),
+    "flat_setitem_slice": lambda np, x: x.flat.__setitem__(slice(1, None, 2), 7.0),
+    "fill_diagonal": lambda np, x: np.fill_diagonal(x, 7.0),
+    "ufunc_out_where_other": lambda np, x: np.add(_values(np, x.shape), 1, out=x, where=_mask(np, x.shape)),
+    "ufunc_at": lambda np, x: np.add.at(x, (0,) * (x.ndim - 1) + (slice(None),), 1.0),
+    "round_out": lambda np, x: np.round(_values(np, x.shape) / 3, 1, out=x),
+    "sort": lambda np, x: x.sort(axis=0),
+    "nan_to_num": lambda np, x: (x.__setitem__((0,) * x.ndim, np.nan), np.nan_to_num(x, copy=False, nan=9.0)),
+}
+
+
+def _overlap_scenario(layout, write):
+    def scenario(np):
+        a = np.array([1.0, -2.0, 3.0])
+        x = LAYOUTS[layout](np, a)
+        write_result = WRITES[write](np, x)
+        return a.tolist(), x.tolist(), write_result is x if isinstance(write_result, type(x)) else None
+    return scenario
+
+
+@pytest.mark.parametrize("write", sorted(WRITES))
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+def test_writes_into_self_overlapping_memory(layout, write):
+    """The input's memory afterwards, the view's values, the warnings and any error:
+    NumPy's, over every layout x write path."""
+    scenario = _overlap_scenario(layout, write)
+    assert _outcome(scenario, tnp) == _outcome(scenario, numpy)
+
+
+#: NumPy reduces each item into the shared memory (a sum into a row broadcast adds up the
+#: rows): the shim refuses these (UnsupportedError; under jit NumPy runs them)
+REFUSED_WRITES = {
+    "sum_out": lambda np, x: np.sum(_values(np, (2,) + x.shape), axis=0, out=x),
+    "max_out": lambda np, x: np.max(_values(np, (2,) + x.shape), axis=0, out=x),
+    "mean_out": lambda np, x: np.mean(_values(np, (2,) + x.shape), axis=0, out=x),
+    "ptp_out": lambda np, x: np.ptp(_values(np, (2,) + x.shape), axis=0, out=x),
+}
+
+
+@pytest.mark.parametrize("write", sorted(REFUSED_WRITES))
+def test_reductions_into_self_overlapping_memory_are_refused(write):
+    a = tnp.array([1.0, -2.0, 3.0])
+    x = tnp.broadcast_arrays(a, tnp.ones((2, 1)))[0]
+    x.flags.writeable = True
+    with pytest.raises(tnp.UnsupportedError, match="share memory"):
+        REFUSED_WRITES[write](tnp, x)
+    assert a.tolist() == [1.0, -2.0, 3.0]
+    expected = numpy.array([1.0, -2.0, 3.0])
+    y = numpy.broadcast_arrays(expected, numpy.ones((2, 1)))[0]
+    y.flags.writeable = True
+    REFUSED_WRITES[write](numpy, y)   # NumPy writes: each item reduced into the shared memory
+    assert expected.tolist() != [1.0, -2.0, 3.0]
