@@ -8,19 +8,27 @@ the function as written is always exact (NumPy is the oracle; it is what every f
 does), so the only question is speed, and it is measured, not guessed.
 
 After a compiled entry (a segment starting at the function's entry, on the CPU) has
-served ``WARM`` calls, its next calls come in pairs: one compiled, one as written, back to
-back, the order alternating from pair to pair. Each is a real call of the user's, timed
-whole (breaks and resumed segments included), so nothing runs twice and inputs are mutated
-once per call, as written. A pair's ratio (time as written / time compiled) compares two
-calls made under the same load, so a busy moment shifts both sides alike; best-of-N on
-each side instead compares each side's luckiest call, and under contention that verdict
-followed the noise (a 0.89x loss stayed compiled). After ``MIN_PAIRS`` pairs the trial
-decides when every ratio lies on one side of ``MARGIN``; otherwise it goes on to
-``MAX_PAIRS`` and decides on the median ratio: under ``MARGIN`` the entry is retired to
-"as written", otherwise the compiled path keeps it for good. A trial stops at once for
-the compiled path when one call as written takes more than ``CLEARLY_SLOWER`` times the
-compiled best, and calls whose compiled best exceeds ``MAX_COMPILED_SECONDS`` are not
-tried at all: so a trial costs at most one slow call. ``npcompile.config.speed_trials``
+served ``WARM`` calls, its next calls come in paired rounds, as the benchmarks time them:
+a run of ``RUN`` calls compiled and a run of ``RUN`` calls as written, back to back, the
+order alternating from pair to pair. Each is a real call of the user's, timed whole
+(breaks and resumed segments included), so nothing runs twice and inputs are mutated
+once per call, as written. The first call of each run is not counted: it runs right
+after the other way's calls, whose thread pools may still spin (libgomp's after torch's
+kernels, OpenBLAS's after NumPy's products for ~0.1 s) and whose data sit in the caches,
+which steady calls of either way never meet. Alternating single calls measured that
+switch instead of the calls: matrix_chain at default threads (NumPy 3.1 ms, compiled
+3.7 ms on torch's MKL) stayed compiled, each NumPy call paying for the spinning OpenMP
+threads the compiled call before it left. A pair's ratio (time as written / time
+compiled, over the counted calls of its two runs) compares calls made under the same
+load, so a busy moment shifts both sides alike; best-of-N on each side instead compares
+each side's luckiest call, and under contention that verdict followed the noise (a 0.89x
+loss stayed compiled). After ``MIN_PAIRS`` pairs the trial decides when every ratio lies
+on one side of ``MARGIN``; otherwise it goes on to ``MAX_PAIRS`` and decides on the
+median ratio: under ``MARGIN`` the entry is retired to "as written", otherwise the
+compiled path keeps it for good. A trial stops at once for the compiled path when a
+counted call as written takes more than ``CLEARLY_SLOWER`` times the compiled calls'
+best, and calls whose compiled best exceeds ``MAX_COMPILED_SECONDS`` are not tried at
+all: so a trial costs at most a run of slow calls. ``npcompile.config.speed_trials``
 turns it off; a retired entry's reason is in ``JitFunction.speed_decisions``.
 
 A verdict holds for the thread count it was measured under (``torch.get_num_threads()``
@@ -40,15 +48,18 @@ from .entries import MISS
 
 #: Calls an entry serves compiled, untimed, before its trial (caches, first-touch pages).
 WARM = 1
-#: Pairs (a compiled call and a call as written) a trial takes before it decides...
+#: Calls in a row each way takes in a pair; the first of each run is not counted.
+RUN = 3
+#: Pairs (a run of compiled calls and a run of calls as written) a trial takes before it
+#: decides...
 MIN_PAIRS = 3
 #: ... and at most, where the pairs' ratios fall on both sides of ``MARGIN``.
 MAX_PAIRS = 9
 #: A pair's ratio (time as written / time compiled) must be under this to count as NumPy
 #: being faster: a margin for timer and scheduler noise, so that ties stay compiled.
 MARGIN = 0.95
-#: A call as written slower than this many compiled calls ends the trial for the compiled
-#: path at once (the trial's cost stays one call).
+#: A counted call as written slower than this many compiled calls ends the trial for the
+#: compiled path at once (the trial's cost stays one run).
 CLEARLY_SLOWER = 2.0
 #: No trial for entries whose compiled calls take longer (a trial call as written would
 #: cost too much for what a loss this size can be).
@@ -56,26 +67,47 @@ MAX_COMPILED_SECONDS = 0.02
 
 
 class _Trial:
-    """The state of one entry's trial: untimed calls left and the times measured."""
+    """The state of one entry's trial: untimed calls left and the runs measured, each
+    ``[written, seconds of its calls...]`` in the order they ran."""
 
-    __slots__ = ("warm_left", "compiled", "written")
+    __slots__ = ("warm_left", "runs")
 
     def __init__(self):
         self.warm_left = WARM
-        self.compiled = []
-        self.written = []
+        self.runs = []
 
     def next_is_written(self):
-        """Pairs run compiled first, then as written first, and so on: the second call of
-        a pair finds caches the first warmed, which favours neither side over a trial."""
-        compiled, written = len(self.compiled), len(self.written)
-        if compiled != written:
-            return written < compiled
-        return compiled % 2 == 1
+        """Runs go compiled first, then as written first, and so on, pair by pair: the
+        second run of a pair finds caches the first warmed, which favours neither side
+        over a trial."""
+        runs = self.runs
+        if runs and len(runs[-1]) <= RUN:
+            return runs[-1][0]
+        pair, second = divmod(len(runs), 2)
+        return (pair % 2 == 1) != (second == 1)
+
+    def record(self, written, seconds):
+        if not self.runs or len(self.runs[-1]) > RUN:
+            self.runs.append([written])
+        self.runs[-1].append(seconds)
+
+    def counted(self, written):
+        """The counted calls' seconds (each run's first left out) of one way."""
+        return [t for run in self.runs if run[0] is written for t in run[2:]]
+
+    def seconds(self, written):
+        """Every call's seconds of one way, the first of each run included."""
+        return [t for run in self.runs if run[0] is written for t in run[1:]]
 
     def ratios(self):
-        """Time as written / time compiled, for each complete pair."""
-        return [w / c for c, w in zip(self.compiled, self.written)]
+        """Time as written / time compiled over the counted calls, for each complete pair."""
+        ratios = []
+        for first, second in zip(self.runs[::2], self.runs[1::2]):
+            if len(second) <= RUN:
+                break
+            written, compiled = (first, second) if first[0] else (second, first)
+            ratios.append(sum(written[2:]) / max(sum(compiled[2:]), 1e-12))
+        return ratios
 
 
 class Trials:
@@ -101,30 +133,29 @@ class Trials:
         written = trial.next_is_written()
         start = time.perf_counter()
         result = run_written() if written else run_compiled()
-        seconds = time.perf_counter() - start
-        (trial.written if written else trial.compiled).append(seconds)
+        trial.record(written, time.perf_counter() - start)
         self._decide(entry, trial)
         return result
 
     def _decide(self, entry, trial):
-        if not trial.compiled:
+        compiled = trial.seconds(False)
+        if not compiled:
             return None
-        best_compiled = min(trial.compiled)
+        best_compiled = min(compiled)
         if best_compiled > MAX_COMPILED_SECONDS or entry.fast is None:
             return self._close(entry, None)
-        if not trial.written:
-            return None
-        if min(trial.written) > CLEARLY_SLOWER * best_compiled:
+        written = trial.counted(True)
+        if written and min(written) > CLEARLY_SLOWER * best_compiled:
             return self._close(entry, None)
         ratios = trial.ratios()
-        if len(trial.compiled) != len(trial.written) or len(ratios) < MIN_PAIRS:
+        if len(trial.runs) % 2 or len(trial.runs[-1]) <= RUN or len(ratios) < MIN_PAIRS:
             return None
         if max(ratios) < MARGIN or (len(ratios) >= MAX_PAIRS and statistics.median(ratios) < MARGIN):
             entry.fast = self._as_written(entry)
             return self._close(entry, f"{entry.label} runs as written: NumPy took {statistics.median(ratios):.2f} "
-                                      f"times the compiled code's time (median of {len(ratios)} pairs of calls; "
-                                      f"{statistics.median(trial.written) * 1e6:.0f} us against "
-                                      f"{statistics.median(trial.compiled) * 1e6:.0f} us)")
+                                      f"times the compiled code's time (median of {len(ratios)} pairs of runs; "
+                                      f"{statistics.median(written) * 1e6:.0f} us against "
+                                      f"{statistics.median(trial.counted(False)) * 1e6:.0f} us a call)")
         if min(ratios) >= MARGIN or len(ratios) >= MAX_PAIRS:
             return self._close(entry, None)
         return None
