@@ -21,15 +21,24 @@ and thread counts: ``numpy_is_faster``), ``"numpy"`` (rewrite every product wort
 it) or ``"torch"`` (rewrite none). NumPy's BLAS runs with the threads it has (see
 ``benchmarks.conditions.set_numpy_blas_threads``).
 
-Under ``"auto"`` the decision depends on the thread counts of the call, not only of the
-compile: torch's count changes per call (``npcompile.threads`` gives small or contended
-calls one thread) and the caller may change either library's (on the EPYC, float32
-products of the small kind: NumPy's take 0.65x torch's time with two threads each, 1.3x
-with one). So each product the pass rewrites (NumPy wins under the compile's counts)
-picks NumPy's or torch's kernel when it runs (``_CHOSEN``: the decision for the counts it
-runs under, a cached look-up); a product left to torch stays torch's. A large product goes
-to NumPy's only where OpenBLAS runs it on one thread (``one_pool``): its workers spin
-after a product, beside torch's threads and out of reach of npcompile's thread policy.
+Under ``"auto"`` the library is chosen when the product runs, not when it compiles:
+torch's thread count changes per call (``npcompile.threads`` gives small or contended
+calls one thread, the user may set one thread) and so may NumPy's (threadpoolctl), and
+which library is faster changes with them (on the EPYC, float32 products of the small
+kind: NumPy's take 0.65x torch's time with two threads each, 1.3x with one; square
+float64 ones go to torch's MKL at two threads and lose 15% to OpenBLAS). So under
+"auto" the pass rewrites every product of a kind into ``host_matmul``, lowered to the
+kind's routed form (``_ROUTED``), which asks ``numpy_is_faster`` for the counts in force
+at that call (a cached look-up, measured once per machine and counts). A graph compiled
+under one thread runs its products on the faster library at two, and the other way.
+
+Where both libraries run a product on several threads, the measurement times each
+product with a parallel torch kernel after it (``_follow``), as a graph runs it:
+OpenBLAS's workers spin ~0.1 s after a product they split, beside torch's threads and
+out of reach of npcompile's thread policy, so NumPy's product also costs the time it
+takes from the kernels after it. Timed alone (d232913's finding: mlp_forward 1.61x NumPy
+with its narrow layer on a 2-thread OpenBLAS, 2.08x with it on torch's, at load 8), the
+products would not show that cost; timed so, the choice is measured, not assumed.
 """
 import functools
 import time
@@ -89,12 +98,12 @@ def _host_matmul_out(a, b, out):
     return out
 
 
-def _chosen_out(kind):
+def _routed_out(kind):
     """The form Inductor calls for a product of ``kind`` under ``"auto"``: NumPy's product
-    into ``out`` where it is faster under the thread counts of this call and keeps one
-    pool of threads busy (``one_pool``), else torch's."""
+    into ``out`` where it is measured faster under the thread counts of this call, else
+    torch's."""
     def product(a, b, out):
-        if one_pool(kind) and numpy_is_faster(a.dtype, kind):
+        if numpy_is_faster(a.dtype, kind):
             np.matmul(a.numpy(), b.numpy(), out=out.numpy())
             return out
         return torch.mm(a, b, out=out) if a.dim() == 2 else torch.bmm(a, b, out=out)
@@ -103,26 +112,9 @@ def _chosen_out(kind):
 
 
 #: Kinds whose products OpenBLAS splits over its threads (its threshold: 2**18 of work,
-#: ``GEMM_MULTITHREAD_THRESHOLD`` 4 times 65536; a large kind has at least 2**20).
+#: ``GEMM_MULTITHREAD_THRESHOLD`` 4 times 65536; a large kind has at least 2**20): their
+#: measurement includes the kernel after the product (module docstring).
 _SPLIT_KINDS = ("square", "narrow")
-
-
-def one_pool(kind):
-    """Whether NumPy's product of ``kind`` runs on one thread, as npcompile's thread policy
-    cannot see to it: not when OpenBLAS would split it over several. Torch's count is set
-    per call (``npcompile.threads``: one thread for small calls and on busy cores);
-    OpenBLAS's is the process's, and its workers spin after each product
-    (``OPENBLAS_THREAD_TIMEOUT``: 2**28 cycles, ~0.1 s; libgomp's spin is a few ms), so
-    the graph's kernels after the product run with one more busy thread on the cores.
-    On 2 cores (load 8), mlp_forward (two square products on torch's BLAS, its narrow
-    last layer on a 2-thread OpenBLAS) ran 1.61x NumPy's speed in paired rounds, 2.08x
-    with the narrow one on torch's too (alone: 60 against 33 ms a call). The calibration
-    cannot see it: it times each product alone. Where NumPy's BLAS is not an OpenBLAS we
-    can read (None), the measured decision stands."""
-    if kind not in _SPLIT_KINDS:
-        return True
-    blas_threads = numpy_blas_threads()
-    return blas_threads is None or blas_threads == 1
 
 
 @torch.library.register_fake("npcompile::host_matmul", lib=_LIB)
@@ -170,13 +162,14 @@ def numpy_is_faster(dtype, kind):
 @functools.cache
 def _measure(dtype, kind, threads, blas_threads):
     """The decision for ``dtype``, ``kind``, torch's ``threads`` and NumPy's ``blas_threads``,
-    measured once per machine and shared by its processes (it keys Inductor's disk cache:
-    see ``npcompile.calibrations``). NumPy's count is part of the key: an OpenBLAS with two
-    threads on a busy two-core machine loses to MKL on one, and the same OpenBLAS on one
-    thread wins by 2x; a decision measured under the one must not be read under the other.
-    (The last part of the key is the measurement's version.)"""
-    return calibrations.shared("host_blas", [str(dtype), kind, threads, blas_threads, 3],
-                               lambda: _time_both(dtype, kind))
+    measured once per machine and shared by its processes (see ``npcompile.calibrations``).
+    Both counts are part of the key: an OpenBLAS with two threads on a busy two-core
+    machine loses to MKL on one, and the same OpenBLAS on one thread wins by 2x; a
+    decision measured under the one must not be read under the other. (The last part of
+    the key is the measurement's version.)"""
+    follow = kind in _SPLIT_KINDS and threads > 1 and (blas_threads is None or blas_threads > 1)
+    return calibrations.shared("host_blas", [str(dtype), kind, threads, blas_threads, 4],
+                               lambda: _time_both(dtype, kind, follow))
 
 
 _OPENBLAS_GETTERS = ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads",
@@ -214,13 +207,26 @@ def _openblas_getter():
     return None
 
 
-def _time_both(dtype, kind):
+#: Elements of the kernel timed after each product where both libraries run several
+#: threads: twice ATen's grain (32768), so that torch runs it on its threads, as a graph's
+#: kernels after a large product do.
+_FOLLOW_NUMEL = 2 ** 16
+
+
+def _follow(x, y):
+    """A parallel torch kernel, the part of a graph after a product (``_measure``)."""
+    torch.mul(x, 0.5, out=y)
+
+
+def _time_both(dtype, kind, follow=False):
     """Best single-call times of both ways, interleaved so that a busy moment on a shared
-    machine slows both alike; the first round also warms both up."""
+    machine slows both alike; the first round also warms both up. With ``follow``, each
+    product is timed with ``_follow`` after it (module docstring)."""
     m, k, n = _KINDS[kind]
     rng = np.random.default_rng(0)   # NumPy's generator: leaves torch's random state alone
     a, b = (torch.from_numpy(rng.standard_normal(shape)).to(dtype) for shape in ((m, k), (k, n)))
     out = torch.empty((m, n), dtype=dtype)
+    after = (torch.ones(_FOLLOW_NUMEL, dtype=dtype), torch.empty(_FOLLOW_NUMEL, dtype=dtype)) if follow else None
     calls = _SMALL_CALLS if kind == "small" else 1
     best = {torch.mm: float("inf"), _host_matmul_out: float("inf")}
     deadline = time.perf_counter() + _SECONDS
@@ -229,6 +235,8 @@ def _time_both(dtype, kind):
             start = time.perf_counter()
             for _ in range(calls):
                 product(a, b, out=out)
+                if after is not None:
+                    _follow(*after)
             best[product] = min(fastest, time.perf_counter() - start)
         if time.perf_counter() > deadline:
             break
@@ -243,7 +251,8 @@ _PRODUCTS = {_aten.mm.default: 0, _aten.bmm.default: 0, _aten.addmm.default: 1, 
 
 def _rewritable(node):
     """A large product of static-shaped CPU float tensors, plainly added to if at all,
-    of a kind that NumPy computes faster here."""
+    that NumPy may compute: under "auto" every one (its library is chosen per call),
+    under "numpy" every one, under "torch" none."""
     if node.op != "call_function" or node.target not in _PRODUCTS:
         return False
     if node.kwargs.get("beta", 1) != 1 or node.kwargs.get("alpha", 1) != 1:
@@ -255,7 +264,7 @@ def _rewritable(node):
             return False
     result, a = values[0], values[1 + _PRODUCTS[node.target]]
     kind = product_kind(result.shape, a.shape[-1])
-    return kind is not None and numpy_is_faster(result.dtype, kind)
+    return kind is not None and (config.host_blas == "auto" or numpy_is_faster(result.dtype, kind))
 
 
 def product_kind(result_shape, inner):
@@ -300,18 +309,21 @@ class UseHostBlas(CustomGraphPass):
             graph.erase_node(node)
 
     def uuid(self):
-        """Changes with the decisions, so that Inductor's cache never reuses a graph
-        compiled under other ones."""
-        decisions = "".join("N" if numpy_is_faster(dtype, kind) else "T"
-                            for dtype in _DTYPES for kind in KINDS)
-        return (f"npcompile.host_blas.UseHostBlas/3:{config.host_blas}:{decisions}:"
+        """Names what the rewrites depend on: the mode (under "auto" the decisions are
+        made per call, so a graph is the same whatever this machine measured) and the
+        sizes of the kinds."""
+        if config.host_blas == "auto":
+            decisions = "routed"
+        else:
+            decisions = "".join("N" if numpy_is_faster(dtype, kind) else "T" for dtype in _DTYPES for kind in KINDS)
+        return (f"npcompile.host_blas.UseHostBlas/4:{config.host_blas}:{decisions}:"
                 f"{MIN_SMALL_WORK}:{MIN_WORK}:{NARROW}")
 
 
 #: The name Inductor's generated code calls ``_host_matmul_out`` by (``extern_kernels.<name>``);
-#: under ``"auto"`` it calls the kind's ``_CHOSEN`` form, named ``<name>_<kind>``.
+#: under ``"auto"`` it calls the kind's ``_ROUTED`` form, named ``<name>_<kind>``.
 EXTERN_NAME = "npcompile_host_matmul"
-_CHOSEN = {kind: _chosen_out(kind) for kind in KINDS}
+_ROUTED = {kind: _routed_out(kind) for kind in KINDS}
 
 
 def _extern_name(size, inner):
@@ -334,7 +346,7 @@ def lower_to_extern_call():
 
     if host_matmul in lowerings:
         return
-    forms = {EXTERN_NAME: _host_matmul_out, **{f"{EXTERN_NAME}_{kind}": fn for kind, fn in _CHOSEN.items()}}
+    forms = {EXTERN_NAME: _host_matmul_out, **{f"{EXTERN_NAME}_{kind}": fn for kind, fn in _ROUTED.items()}}
     choices = {name: ExternKernelChoice.lookup(name) or ExternKernelChoice(fn, name=name)
                for name, fn in forms.items()}
 
