@@ -25,9 +25,11 @@ each side's luckiest call, and under contention that verdict followed the noise 
 loss stayed compiled). After ``MIN_PAIRS`` pairs the trial decides when every ratio lies
 on one side of ``MARGIN``; otherwise it goes on to ``MAX_PAIRS`` and decides on the
 median ratio: under ``MARGIN`` the entry is retired to "as written", otherwise the
-compiled path keeps it for good. A trial stops at once for the compiled path when a
-counted call as written takes more than ``CLEARLY_SLOWER`` times the compiled calls'
-best, and calls whose compiled best exceeds ``MAX_COMPILED_SECONDS`` are not tried at
+compiled path keeps it for good. A trial stops at once for the compiled path when the
+counted calls as written take more than ``CLEARLY_SLOWER`` times the compiled ones
+(medians: under contention compiled calls can be bimodal, and one lucky compiled call
+against a typical call as written would end the trial of an entry far slower than NumPy),
+and calls whose compiled best exceeds ``MAX_COMPILED_SECONDS`` are not tried at
 all: so a trial costs at most a run of slow calls. ``npcompile.config.speed_trials``
 turns it off; a retired entry's reason is in ``JitFunction.speed_decisions``.
 
@@ -58,8 +60,8 @@ MAX_PAIRS = 9
 #: A pair's ratio (time as written / time compiled) must be under this to count as NumPy
 #: being faster: a margin for timer and scheduler noise, so that ties stay compiled.
 MARGIN = 0.95
-#: A counted call as written slower than this many compiled calls ends the trial for the
-#: compiled path at once (the trial's cost stays one run).
+#: Counted calls as written slower than this many compiled calls (medians) end the trial
+#: for the compiled path at once (the trial's cost stays one run).
 CLEARLY_SLOWER = 2.0
 #: No trial for entries whose compiled calls take longer (a trial call as written would
 #: cost too much for what a loss this size can be).
@@ -145,7 +147,8 @@ class Trials:
         if best_compiled > MAX_COMPILED_SECONDS or entry.fast is None:
             return self._close(entry, None)
         written = trial.counted(True)
-        if written and min(written) > CLEARLY_SLOWER * best_compiled:
+        if written and statistics.median(written) > CLEARLY_SLOWER * statistics.median(
+                trial.counted(False) or compiled):
             return self._close(entry, None)
         ratios = trial.ratios()
         if len(trial.runs) % 2 or len(trial.runs[-1]) <= RUN or len(ratios) < MIN_PAIRS:

@@ -288,3 +288,16 @@ def test_a_slow_switch_call_as_written_does_not_end_the_trial(clock):
     for _ in range(DECIDED):
         jitted(np.arange(4.0), 2.0)
     assert len(jitted.speed_decisions) == 1 and jitted.trials is None
+
+
+@pytest.mark.inductor
+def test_one_lucky_compiled_call_does_not_end_the_trial_for_the_compiled_path(clock):
+    """CLEARLY_SLOWER compares medians: compiled calls of 1 ms with one lucky 10 us call
+    among them (busy cores) against 50 us calls as written is a loss, not a clear win."""
+    us = 1e-6
+    warm_call = switch_call = 1000 * us
+    clock(compiled=[warm_call, switch_call, 10 * us, 1000 * us], written=[50 * us])
+    jitted = npcompile.jit(scale_in_place)
+    for _ in range(DECIDED):
+        jitted(np.arange(4.0), 2.0)
+    assert len(jitted.speed_decisions) == 1 and jitted.trials is None
