@@ -11,6 +11,7 @@ import torch
 from . import _coerce, _dtypes, _flipped, _layout, _promotion, _self_overlap
 from ._detours import movable, restored
 from ._errors import UnsupportedError, raise_if
+from ._graph_warnings import warn_complex_to_real
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, normalize_axis, normalizer, where_mask
 from ._numpy_version import NUMPY_2_5
@@ -89,6 +90,8 @@ def asarray(a, dtype=None, order=None, *, device=None, copy=None, like=None):
             np_data = numpy.asarray(a, dtype=_dtypes._as_dtype(dtype).np)
         out = ndarray._wrap(_coerce._from_numpy_array(np_data, copy=True))
     else:
+        if dtype is not None and isinstance(a, (ndarray, numpy.ndarray, numpy.generic)):
+            warn_complex_to_real(_dtypes._as_dtype(a.dtype).torch, _dtypes._as_dtype(dtype).torch)
         out = _coerce.asarray(a, dtype, copy)
     return _laid_out(out, a, _layout.order_letter(order), copy)
 
@@ -205,6 +208,7 @@ def copyto(dst, src, casting="same_kind", where=True):
     overlap = _shares_memory_owner(dst, src)
     src = _copyto_source(src, dst.dtype, casting)
     _check_broadcasts_into(src.shape, dst.shape)
+    warn_complex_to_real(src._t.dtype, dst.dtype.torch)
     value = _coerce.cast_tensor(src._t, dst.dtype, copy=overlap).expand(dst._t.shape)
     if isinstance(where, _promotion.PY_SCALARS):  # a Python scalar counts by its truth
         where = builtins.bool(where)

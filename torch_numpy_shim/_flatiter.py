@@ -1,5 +1,6 @@
 """``a.flat``: NumPy's flat iterator, a 1-D C-ordered window that reads and writes
 through to its array (reading is ``ravel``'s, writing is indexing into a flat view)."""
+import numpy
 import torch
 
 from . import _flipped, _self_overlap
@@ -44,6 +45,7 @@ class flatiter:
     def _cycled(flat, key, value):
         """``a.flat[...] = values`` takes the values in order, repeating or truncating
         them to the selection (NumPy's rule), rather than broadcasting."""
+        _refuse_python_complex(flat, key, value)
         values = asarray(value)
         selected = flat[key]
         if not isinstance(selected, ndarray) or selected._scalar:   # one element
@@ -57,6 +59,25 @@ class flatiter:
 
     def copy(self):
         return ravel(self.base).copy()
+
+
+def _has_python_complex(value):
+    if isinstance(value, (list, tuple)):
+        return any(_has_python_complex(v) for v in value)
+    return type(value) is complex
+
+
+def _refuse_python_complex(flat, key, value):
+    """NumPy's flat assignment converts Python values one by one with ``float()`` /
+    ``int()``: a Python complex into a real (not bool) array raises, not ComplexWarning
+    (a NumPy complex array or scalar warns as any cast)."""
+    if flat.dtype.kind not in "iuf" or not _has_python_complex(value):
+        return
+    if isinstance(key, (int, numpy.integer)) and not isinstance(key, bool):
+        raise ValueError("Error setting single item of array.")
+    if flat.dtype.kind == "f":
+        raise TypeError("float() argument must be a string or a real number, not 'complex'")
+    raise TypeError("int() argument must be a string, a bytes-like object or a real number, not 'complex'")
 
     def __array__(self, dtype=None, copy=None):
         return self.copy().__array__(dtype)

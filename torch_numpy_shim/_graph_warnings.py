@@ -108,6 +108,15 @@ def warn_each_run(message, category=RuntimeWarning):
         warn_if(torch.ones((), dtype=torch.bool), message, category)
 
 
+def warn_complex_to_real(source, target, times=1):
+    """NumPy's ComplexWarning for a cast of torch dtype ``source`` (complex) into real
+    (not bool) ``target`` (``out=``, ``copyto``, ``astype``...): ``times`` of it, as often
+    as NumPy casts (through its buffers: a reduction's first items and its result, twice)."""
+    if source.is_complex and not target.is_complex and target != torch.bool:
+        for _ in range(times):
+            warn_each_run("Casting complex values to real discards the imaginary part", ComplexWarning)
+
+
 def warn_now(message):
     """``message`` as NumPy's RuntimeWarning, pointing at the caller of the compiled code."""
     warnings.warn(message, RuntimeWarning, stacklevel=_caller_stacklevel())

@@ -21,6 +21,7 @@ from . import _coerce, _dtypes, _flipped, _layout, _promotion, _self_overlap
 from ._detours import movable
 from ._errors import ComplexWarning, raise_if
 from ._fp_errors import tracing
+from ._graph_warnings import warn_complex_to_real
 from ._ndarray import ndarray
 from ._normalize import NO_VALUE, ArrayLike, OutArray, normalize_axis, normalizer, write_out
 from ._numpy_version import NUMPY_2_5
@@ -388,9 +389,9 @@ def _is_host_value(value):
 
 def _cast_values(value, dt):
     """A shim array (or traced data) cast the unsafe way, warning like NumPy when a
-    complex value loses its imaginary part."""
+    complex value loses its imaginary part (not into bool: that is a test for nonzero)."""
     arr = _coerce.asarray(value)
-    if arr._t.is_complex() and dt.kind != "c":
+    if arr._t.is_complex() and dt.kind not in "cb":
         warnings.warn("Casting complex values to real discards the imaginary part", ComplexWarning,
                       stacklevel=4)
     return _coerce.cast_tensor(arr._t, dt)
@@ -724,6 +725,7 @@ def _take_out(result, out, a):
     elif not _promotion.can_cast(out.dtype, a.dtype, "safe"):
         raise TypeError(f"Cannot cast array data from {out.dtype!r} to {a.dtype!r} according to "
                         f"the rule 'safe'")
+    warn_complex_to_real(result.dtype, out.dtype.torch)
     _self_overlap.store(out._t, _coerce.cast_tensor(result, out.dtype))
     return out
 

@@ -15,6 +15,7 @@ from . import _coerce, _dtypes, _flipped, _layout, _promotion, _writeable
 from ._creation import array, linspace, shape_dims
 from ._detours import movable, orderable, restored
 from ._errors import AxisError, UnsupportedError
+from ._graph_warnings import warn_complex_to_real
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, AxisLike, OutArray, normalize_axis, normalize_axis_tuple, normalizer, write_out
 from ._numpy_version import NUMPY_2_5
@@ -384,6 +385,8 @@ def concatenate(arrays, /, axis=0, out: OutArray = None, *, dtype=None, casting=
                                  f"has size {arrays[0].shape[d]} and the array at index {i} has size "
                                  f"{a.shape[d]}")
     target = _joined_dtype(arrays, dtype, out, casting)
+    for a in arrays:   # NumPy casts each input into the result: a complex one into a real warns
+        warn_complex_to_real(a._t.dtype, target.torch)
     joined = _cat([a._t for a in arrays], axis, target)
     return _deliver(joined if out is not None else _joined_layout(joined, [a._t for a in arrays]), out)
 

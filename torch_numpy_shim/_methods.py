@@ -23,6 +23,7 @@ from . import (
 )
 from ._dtypes import _as_dtype
 from ._flatiter import flatiter
+from ._graph_warnings import warn_complex_to_real
 from ._ndarray import ndarray
 from ._promotion import can_cast
 
@@ -191,6 +192,7 @@ def _astype(self, dtype, order="K", casting="unsafe", subok=True, copy=True):
                         f"according to the rule '{casting}'")
     if not copy and target is self.dtype:
         return self
+    warn_complex_to_real(self._t.dtype, target.torch)
     cast = _coerce.cast_tensor(self._t, target, copy=True)
     return ndarray._wrap(_layout.keep_order_of(cast, self._t, _layout.order_letter(order)), self._scalar)
 

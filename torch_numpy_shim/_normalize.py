@@ -22,6 +22,7 @@ import torch
 from . import _dtypes, _flipped, _promotion, _self_overlap
 from ._coerce import asarray, cast_tensor, numpy_target
 from ._errors import AxisError
+from ._graph_warnings import warn_complex_to_real
 from ._ndarray import ndarray
 
 NO_VALUE = numpy._NoValue  # NumPy's own "not given" default, so passing it means the same
@@ -147,21 +148,23 @@ def holds_arrays(value):
     return isinstance(value, (list, tuple)) and any(holds_arrays(v) for v in value)
 
 
-def write_out(result, out, casting="same_kind"):
+def write_out(result, out, casting="same_kind", complex_warnings=1):
     """Store ``result`` (an ndarray) into ``out`` as NumPy's ``out=`` does: shape must
-    broadcast to out's, the dtype must cast under ``casting``. Returns ``out``."""
+    broadcast to out's, the dtype must cast under ``casting``; a complex result into a
+    real ``out`` warns ``complex_warnings`` times (once per cast NumPy makes). Returns ``out``."""
     if not _promotion.can_cast(result.dtype, out.dtype, casting):
         raise TypeError(f"Cannot cast ufunc output from {result.dtype!r} to {out.dtype!r} "
                         f"with casting rule '{casting}'")
     if torch.broadcast_shapes(result._t.shape, out._t.shape) != out._t.shape:
         raise ValueError(f"non-broadcastable output operand with shape {out.shape} doesn't match "
                          f"the broadcast shape {torch.broadcast_shapes(result._t.shape, out._t.shape)}")
+    warn_complex_to_real(result._t.dtype, out.dtype.torch, complex_warnings)
     _self_overlap.store(out._t, cast_tensor(result._t, out.dtype))
     _flipped.written(out)
     return out
 
 
-def finish(t, out=None, scalar=False, casting="same_kind"):
+def finish(t, out=None, scalar=False, casting="same_kind", complex_warnings=1):
     """Wrap a result tensor; with ``out`` store into it and return it (never a scalar)."""
     result = ndarray._wrap(t, scalar and t.ndim == 0)
-    return result if out is None else write_out(result, out, casting)
+    return result if out is None else write_out(result, out, casting, complex_warnings)

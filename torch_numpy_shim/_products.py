@@ -372,6 +372,8 @@ def vdot(a: ArrayLike, b: ArrayLike, /):
 def outer(a: ArrayLike, b: ArrayLike, out: OutArray = None):
     dt = _promotion.result_type(a, b)
     t = _reported_product(a, b, dt, "multiply", ((-1, 1), (1, -1)))
+    if out is not None and not _promotion.can_cast(dt, out.dtype, "same_kind"):   # NumPy's multiply(out=)
+        raise UFuncOutputCastingError(numpy.multiply, "same_kind", dt.np, out.dtype.np, 0)
     return finish(t, out)
 
 
@@ -439,6 +441,8 @@ def trace(a: ArrayLike, offset=0, axis1=0, axis2=1, dtype: DTypeLike = None, out
     t = from_compute(x.sum(-1), dt)
     if _fp_errors.watching():   # NumPy's trace sums with add.reduce
         _fp_errors.report(_fp_errors.reduction_flags("add", x, [x.ndim - 1], t), "reduce")
+    if out is not None:   # add.reduce's out=: cast unsafely, complex into real warns twice (a reduction's)
+        return write_out(ndarray._wrap(t), out, "unsafe", complex_warnings=2)
     return finish(t, out, scalar=True)
 
 

@@ -26,7 +26,7 @@ import math
 import numpy
 import torch
 
-from . import _dtypes, _errors, _fp_errors, _half_scan, _layout, _promotion, _self_overlap
+from . import _dtypes, _errors, _fp_errors, _graph_warnings, _half_scan, _layout, _promotion, _self_overlap
 from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor, check_python_int_fits
 from ._detours import orderable
@@ -227,12 +227,10 @@ def _store(t, out):
 
 
 def warn_complex_to_real(t, dt, times):
-    """NumPy's ComplexWarning for a complex result cast into a real (not bool) ``out=``
-    of dtype ``dt``: ``times`` of it, as NumPy casts through its buffers (a reduction
-    twice: its first items copied into ``out``, then the result; a ufunc or scan once)."""
-    if t.is_complex() and not dt.torch.is_complex and dt.torch != torch.bool:
-        for _ in range(times):
-            warn_each_run("Casting complex values to real discards the imaginary part", ComplexWarning)
+    """NumPy's ComplexWarning for a complex result cast into a real ``out=`` of shim
+    dtype ``dt`` (a reduction twice: its first items copied into ``out``, then the result;
+    a ufunc or scan once)."""
+    _graph_warnings.warn_complex_to_real(t.dtype, dt.torch, times)
 
 
 def _deliver(t, out):

@@ -191,7 +191,8 @@ def _median(a, axis, out, keepdims, ignore_nan):
             last = data[-1]        # itself (a complex NaN keeps its parts: nan+infj)
             result = torch.where(torch.isnan(last), cast_tensor(last, res), result)
     result = layout.shape_back(result, (), keepdims)
-    return finish(result, out, scalar=not keepdims, casting="unsafe")
+    # NumPy's median is a mean of the middle items into out=: a reduction's two casts
+    return finish(result, out, scalar=not keepdims, casting="unsafe", complex_warnings=2)
 
 
 def _nanmedian_sorted(data, layout, acc, res):

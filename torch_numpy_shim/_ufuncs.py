@@ -20,7 +20,7 @@ from torch.multiprocessing.reductions import StorageWeakRef
 from . import _coerce, _dtypes, _flipped, _fp_errors, _half_nan, _promotion, _reductions, _self_overlap, _writeable
 from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor, numpy_target, writes_numpy
-from ._errors import UFuncInputCastingError, UFuncOutputCastingError, UnsupportedError
+from ._errors import ComplexWarning, UFuncInputCastingError, UFuncOutputCastingError, UnsupportedError
 from ._ndarray import ndarray
 from ._normalize import NO_VALUE, normalize_axis, normalize_axis_tuple, where_mask
 from ._numpy_version import NUMPY_2_5
@@ -701,10 +701,15 @@ class ufunc:
             rhs = ndarray._wrap(bt[k:k + 1]) if bt is not None else operand
             if shared:
                 flat = a._t.reshape(-1).clone()
-            value = _to_dtype(self._at_value(ndarray._wrap(flat[i]), rhs, a), a.dtype)
+            with warnings.catch_warnings():
+                if k:   # NumPy casts a complex result into a real a with one ComplexWarning a call
+                    warnings.simplefilter("ignore", ComplexWarning)
+                value = _to_dtype(self._at_value(ndarray._wrap(flat[i]), rhs, a), a.dtype)
             _bits(flat).index_copy_(0, i, _bits(value))
             if shared:
                 _self_overlap.store_items(a._t, i, flat[i])
+        if not flat_index.shape[0]:   # no items: NumPy still casts (its one ComplexWarning)
+            self._at_value(ndarray._wrap(flat[:0]), ndarray._wrap(bt[:0]) if bt is not None else operand, a)
         if not a._t.is_contiguous() and not shared:
             a._t.copy_(flat.reshape(a.shape))
 
@@ -937,6 +942,8 @@ def around(a, decimals=0, out=None):
     if arr.dtype.kind == "c":
         result = arr.copy() if out is None else out
         _round_into(arr.real, decimals, result.real)
+        if result.dtype.kind != "c":   # NumPy rounds the real part into out, then finds no out.imag
+            raise TypeError("array does not have imaginary part to set")
         _round_into(arr.imag, decimals, result.imag)
         if out is None and result.ndim == 0:
             result._scalar = True
