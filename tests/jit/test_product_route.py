@@ -4,7 +4,9 @@ npcompile.threads; here fixed by ``config.threads``) and NumPy's BLAS's (set by 
 caller). One compile serves every count: a graph compiled where one library wins runs
 the other's products at the counts where it wins. The measurement is replaced by a rule
 of the counts, so the routes do not depend on this machine; each call is compared with
-NumPy (result, inputs afterwards, memory relations)."""
+NumPy (result, inputs afterwards, memory relations). A product OpenBLAS would split over
+more threads than the call was given stays torch's (the thread policy's choice of cores
+stands)."""
 import numpy as np
 import pytest
 import torch
@@ -40,6 +42,8 @@ CASES = {
 RULES = {"numpy_on_one_thread": lambda threads, blas: threads == 1 and blas == 1,
          "numpy_on_two_threads": lambda threads, blas: threads == 2 and blas == 2}
 
+#: Kinds OpenBLAS splits over its threads.
+SPLIT = ("square", "narrow")
 #: (torch threads of the call, NumPy's BLAS threads), in the order the calls come.
 COUNTS = [(1, 1), (2, 2), (1, 2), (2, 1), (1, 1), (2, 2)]
 
@@ -82,10 +86,11 @@ def test_each_call_routes_its_products_by_its_thread_counts(routes, monkeypatch,
         seen.clear()
         ran.clear()
         compare_call(fn, jitted, args, {}, rtol=1e-12, atol=1e-12, context=f"{threads}/{blas_threads} threads")
-        numpy_route = RULES[rule](threads, blas_threads)
-        assert sorted(seen) == sorted((kind, threads, blas_threads) for kind in kinds)
+        # a kind OpenBLAS splits, given more threads than the call: torch's, unmeasured
+        asked = [kind for kind in kinds if not (kind in SPLIT and blas_threads > threads)]
+        assert sorted(seen) == sorted((kind, threads, blas_threads) for kind in asked)
         # NumPy's own call in compare_call goes through numpy.matmul's operator, not host_blas.np.matmul
-        assert len(ran) == (len(kinds) if numpy_route else 0), (threads, blas_threads)
+        assert len(ran) == (len(asked) if RULES[rule](threads, blas_threads) else 0), (threads, blas_threads)
     assert jitted.compile_count == 1
 
 
