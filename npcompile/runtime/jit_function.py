@@ -169,9 +169,8 @@ class JitFunction(Jitted):
         self.fn = fn
         self.fullgraph = fullgraph
         self.compile = compile       # "background": misses run as written while a worker compiles
-        # native loop kernels (npcompile.native) for element-indexing loops, on the CPU
-        self._native = [] if _wants_native(fn, backend, fullgraph, device) else None
         self.native_refusals = {}    # call key -> why no native kernel
+        self._backend_name = backend
         self.backend = resolve(backend)
         self.dynamic = dynamic
         self.device = device
@@ -180,11 +179,7 @@ class JitFunction(Jitted):
         self.resume_entries = _ResumeTable()   # resume point -> segments starting there
         self.breaks = []             # every BreakRecord met while compiling
         self.events = None           # when a list: (kind, entry) of segments run, for explain()
-        code = fn.__code__
-        self._arg_names = code.co_varnames[:arg_count(code)]
-        self._simple = not (code.co_flags & 0x0C) and not code.co_kwonlyargcount
-        self._argcount = code.co_argcount
-        self._binder = _binder(fn)
+        self._adopt_code()
         self._limit_warned = False
         self._callees = {}           # user functions called at breaks, compiled in turn (shared
         #                              with those callees, so recursion reuses their caches)
@@ -202,6 +197,34 @@ class JitFunction(Jitted):
         self.trial_threads = None    # the thread count the trials ran under (a new one reopens them)
         self.speed_decisions = []    # entries retired to "as written": NumPy measured faster
         _ALL.add(self)
+
+    def _adopt_code(self):
+        """What the call path reads from ``fn.__code__`` (parameter names and kinds, the
+        binder, whether loops may go native), taken from the code ``fn`` has now."""
+        fn = self.fn
+        code = self._code = fn.__code__
+        self._arg_names = code.co_varnames[:arg_count(code)]
+        self._simple = not (code.co_flags & 0x0C) and not code.co_kwonlyargcount
+        self._argcount = code.co_argcount
+        self._binder = _binder(fn)
+        # native loop kernels (npcompile.native) for element-indexing loops, on the CPU
+        self._native = [] if _wants_native(fn, self._backend_name, self.fullgraph, self.device) else None
+
+    def _code_changed(self):
+        """``fn.__code__`` was assigned since the entries were compiled: every entry, resume
+        point, native kernel and what was learnt about the old code's values describes
+        code that no longer runs. Forgotten in place (a ``npcompile.run`` view shares
+        these tables), as ``npcompile.reset`` forgets them; the new code compiles afresh."""
+        with _COMPILE_LOCK:
+            if self.fn.__code__ is self._code:
+                return
+            for table in (self.entries, self.resume_entries, self.device_entries, self.dynamic_dims,
+                          self.dynamic_ints, self.native_refusals, self.speed_decisions):
+                table.clear()
+            self.trials = self.trial_threads = None
+            if self._native:
+                self._native.clear()
+            self._adopt_code()
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else types.MethodType(self, obj)
@@ -226,6 +249,8 @@ class JitFunction(Jitted):
         return sum(1 for e in every if e.compiled is not None) + len(self._native or ())
 
     def __call__(self, *args, **kwargs):
+        if self.fn.__code__ is not self._code:   # one identity test per call (see _code_changed)
+            self._code_changed()
         if self._device is None and not torch._C._len_torch_function_stack():
             entries, device = self.entries, devices.CPU   # the hot path
         else:
@@ -547,6 +572,7 @@ class JitFunction(Jitted):
         backend_seconds = time.perf_counter() - start
         start = time.perf_counter()
         cap.add_shape_guards()
+        _guard_code_of_callees(cap.guards)
         guard = cap.guards.compile(globals_dict, closure)
         write = _writer(cap, globals_dict, closure, device)
         times = {"trace": cap.trace_seconds, "guards": time.perf_counter() - start, "backend": backend_seconds}
@@ -592,6 +618,23 @@ class JitFunction(Jitted):
                 self._callees[fn] = compiled
             return compiled(*args, **kwargs)
         return fn(*args, **kwargs)
+
+
+def _guard_code_of_callees(guards):
+    """Each user function the trace holds by identity (a helper it inlined, a callable
+    argument, a bound method's or partial's function, a jitted or wrapped function's
+    inner one) must still have the code it was traced with: ``h.__code__ = g.__code__``
+    keeps ``h`` the same object, so its identity guard alone reused the old graph. One
+    identity test per such function; its defaults are guarded where the trace used them."""
+    for name, value in list(guards.constants.items()):
+        if isinstance(value, Jitted):
+            inner, expr = value.fn, f"{name}.fn"
+        else:
+            inner, expr = getattr(value, "__wrapped__", value), name
+            expr = expr if inner is value else f"{name}.__wrapped__"
+        if is_user_function(inner):
+            guards.add(f"{expr}.__code__ is {guards.const(inner.__code__)}",
+                       f"{inner.__qualname__} runs the code it was traced with")
 
 
 def _wants_native(fn, backend, fullgraph, device):
