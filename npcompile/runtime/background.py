@@ -146,6 +146,9 @@ BUSY_SLICE = 0.002
 #: ``RAMP_SECONDS`` of them (None: ``BUSY_SHARE`` from the start). See ``Yielding.share``.
 RAMP_SECONDS = 2.0
 RAMP_START = 0.1
+#: A pause ends when no call has run for this long (seconds): a shorter gap is the
+#: moment between two calls of a loop.
+GAP_SECONDS = 0.0005
 #: The longest single sleep of a pause: the worker looks again after it.
 PAUSE_STEP = 0.01
 _JIT_FILE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "jit_function.py")
@@ -224,7 +227,9 @@ class Yielding:
         pause, not one in proportion to the time since the last look: that time may have
         been spent off the GIL, waiting for the compile process. The slice before a look
         that finds calls running and each step slept while they go on count as
-        ``calls_seen``."""
+        ``calls_seen``. The calls' end cuts a pause short only if no call has started
+        again ``GAP_SECONDS`` later: a program calling in a loop starts its next call
+        within a millisecond, and a slice begun in that gap would run inside the next call."""
         if BUSY_SHARE and self.busy():
             self.calls_seen += BUSY_SLICE
             share = self.share()
@@ -235,7 +240,11 @@ class Yielding:
                 self.paused += step
                 left -= step
                 if left > 0 and not self.busy():
-                    break
+                    self.sleep(GAP_SECONDS)
+                    self.paused += GAP_SECONDS
+                    left -= GAP_SECONDS
+                    if not self.busy():
+                        break
                 self.calls_seen += step
         self.resumed = self.clock()
 

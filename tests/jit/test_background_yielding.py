@@ -160,11 +160,13 @@ def test_a_pause_ends_when_the_calls_end(monkeypatch, fixed_share):
     monkeypatch.setattr(background, "BUSY_SHARE", 0.01)
     monkeypatch.setattr(background, "BUSY_SLICE", 0.002)
     monkeypatch.setattr(background, "PAUSE_STEP", 0.01)
-    fake, answers = FakeTime(), iter([True, True, False])
+    monkeypatch.setattr(background, "GAP_SECONDS", 0.0005)
+    fake, answers = FakeTime(), iter([True, True, False, False])
     tracer = background.Yielding(lambda: next(answers), fake.clock, fake.sleep)
     fake.now += 0.002
     tracer(None, "call", None)
-    assert fake.sleeps == [0.01, 0.01]   # of 0.198 s: looked after each step, stopped at False
+    assert fake.sleeps == [0.01, 0.01, 0.0005]   # of 0.198 s: looked after each step, stopped when
+    #                                              the calls had not started again after a gap
 
 
 def busy_slices(tracer, fake, count):
@@ -215,11 +217,22 @@ def test_the_ramp_counts_only_time_with_calls_running(ramp):
 
 
 def test_a_pause_that_ends_with_the_calls_counts_only_the_steps_they_ran(ramp):
-    fake, answers = FakeTime(), iter([True, True, True, False])
+    fake, answers = FakeTime(), iter([True, True, True, False, False])
     tracer = background.Yielding(lambda: next(answers), fake.clock, fake.sleep)
     busy_slices(tracer, fake, 1)
-    assert fake.sleeps == [0.01, 0.01, 0.01]
+    assert fake.sleeps == [0.01, 0.01, 0.01, 0.0005]
     assert tracer.calls_seen == pytest.approx(0.002 + 0.02)   # the slice, and the steps after which calls ran
+
+
+def test_a_gap_between_two_calls_of_a_loop_does_not_end_a_pause(ramp):
+    """A loop's next call starts right after the last: a slice begun in that gap would run
+    inside the next call. The pause ends only when no call has started GAP_SECONDS later."""
+    fake, answers = FakeTime(), [True, False, True, True, False, False]
+    tracer = background.Yielding(lambda: answers.pop(0), fake.clock, fake.sleep)
+    busy_slices(tracer, fake, 1)
+    gap = background.GAP_SECONDS
+    assert 0 < gap < background.BUSY_SLICE
+    assert fake.sleeps == [0.01, gap, 0.01, 0.01, gap] and answers == []   # the second gap ended it
 
 
 def test_without_a_ramp_the_share_is_whole_from_the_start(ramp, monkeypatch):
