@@ -15,6 +15,7 @@ A failure anywhere in the compiler runs that part uncompiled (see ``failures``).
 import importlib.util
 import inspect
 import linecache
+import re
 import threading
 import time
 import types
@@ -620,13 +621,22 @@ class JitFunction(Jitted):
         return fn(*args, **kwargs)
 
 
+_FRAME_FUNCTION = re.compile(r"L\[\d+\]\.function is (k\d+)")
+
+
 def _guard_code_of_callees(guards):
     """Each user function the trace holds by identity (a helper it inlined, a callable
     argument, a bound method's or partial's function, a jitted or wrapped function's
     inner one) must still have the code it was traced with: ``h.__code__ = g.__code__``
     keeps ``h`` the same object, so its identity guard alone reused the old graph. One
-    identity test per such function; its defaults are guarded where the trace used them."""
+    identity test per such function; its defaults are guarded where the trace used them.
+    A resumed frame's function (``L[k].function is kN``) needs none: the frame runs the
+    code guarded as ``L[k].code``, whatever its function holds now; a loop the runtime
+    drives pays nothing more per iteration."""
+    frames_only = {match[1] for match in (_FRAME_FUNCTION.fullmatch(e) for e, _ in guards.checks) if match}
     for name, value in list(guards.constants.items()):
+        if name in frames_only:
+            continue
         if isinstance(value, Jitted):
             inner, expr = value.fn, f"{name}.fn"
         else:
