@@ -135,6 +135,7 @@ class Tracer:
         self.module_sources = {}              # id(shim module) -> Source of the NumPy module it stands for
         self.saw_tensor_input = False
         self.loops = {}                       # (id(frame), back-edge offset) -> loops.LoopState
+        self.loop_entries = {}                # (id(frame), FOR_ITER offset) -> (iterator, graph size on entry)
 
     # ---- running frames -----------------------------------------------------------------
     def run(self, placeholders):
@@ -471,7 +472,10 @@ class Tracer:
             raise GraphBreak("loop boundary: the loop body is compiled once and driven by the runtime",
                              "not an error: a loop's body is a segment of its own")
         state = self.loops.setdefault((id(frame), inst.offset), loops.LoopState())
-        if not loops.keep_unrolling(state, frame, inst, _graph_size()):
+        nodes = _graph_size()
+        entry = self.loop_entries.get((id(frame), inst.argval))
+        first_body = nodes - entry[1] if entry is not None and frame.stack and frame.stack[-1] is entry[0] else None
+        if not loops.keep_unrolling(state, frame, inst, nodes, first_body):
             raise GraphBreak("loop boundary: unrolling this loop would pass config.loop_unroll_nodes "
                              f"({config.loop_unroll_nodes} graph nodes)",
                              "not an error: its body is compiled once and driven by the runtime")
@@ -489,6 +493,18 @@ class Tracer:
             if not (frame.fullgraph or frame.error_on_graph_break):
                 raise GraphBreak("loop boundary: a loop over a range of symbolic length",
                                  "not an error: its body is compiled once and driven by the runtime")
+        self.note_loop_entry(iterator)
+
+    def note_loop_entry(self, iterator):
+        """The graph's size when the top frame's loop over ``iterator`` took its first item,
+        so that its first back edge knows the size of one body exactly (``back_edge``). Keyed
+        by the iterator itself (held): a frame's id, reused by a later frame, cannot pass a
+        stale entry off as this loop's."""
+        frame = self.frames[-1]
+        key = (id(frame), frame.instructions[frame.ip - 1].offset)
+        entry = self.loop_entries.get(key)
+        if entry is None or entry[0] is not iterator:
+            self.loop_entries[key] = (iterator, _graph_size())
 
     # ---- names --------------------------------------------------------------------------
     def load_global(self, frame, name):

@@ -136,11 +136,13 @@ def known_remaining(frame, inst):
     return remaining if type(remaining) is int and remaining >= 0 else None
 
 
-def keep_unrolling(state, frame, inst, nodes):
+def keep_unrolling(state, frame, inst, nodes, first_body=None):
     """At a back edge of a loop the segment did not start in: whether to trace the next
     iteration into the same graph (True) or end the segment here (False). ``nodes``: the
-    graph's size now. A loop whose body adds no nodes (plain Python: building a list, a
-    comprehension over a few items) unrolls freely up to ``loop_unroll_trips``."""
+    graph's size now; ``first_body``: the nodes the loop's first iteration added, where
+    the trace saw the loop start (None: the graph's size bounds it). A loop whose body adds
+    no nodes (plain Python: building a list, a comprehension over a few items) unrolls
+    freely up to ``loop_unroll_trips``."""
     state.trips += 1
     if state.trips > config.loop_unroll_trips:
         return False
@@ -161,8 +163,25 @@ def keep_unrolling(state, frame, inst, nodes):
         if config.loop_measure_within * nodes > config.loop_unroll_nodes:
             state.unroll = False   # measuring could double a large graph for nothing
             return False
-        return True   # else one more iteration measures the body exactly
-    body = nodes - state.nodes_at_first
+        # With the first body's size known, the segment ends here where measuring would not
+        # unroll the loop (judged as it would judge) and its one more iteration would leave
+        # the body's chunks a tail, one more graph for the first call (nbody's 13 trips).
+        # Else it measures: the body then starts two iterations in (a second-order
+        # recursion's carried values no longer alias their first ones) and not at a loop
+        # value of 0 or 1 (a symbol torch specializes: a graph for that value alone).
+        if first_body is not None and remaining and next_loop_value(frame) not in (0, 1) and \
+                tails(remaining, first_body) < tails(remaining - 1, first_body) and \
+                not _decide(state, nodes + first_body, first_body, total, remaining - 1):
+            return False
+        state.unroll = None
+        return True   # one more iteration measures the body exactly
+    return _decide(state, nodes, nodes - state.nodes_at_first, total, remaining)
+
+
+def _decide(state, nodes, body, total, remaining):
+    """Unroll the ``remaining`` iterations of a loop of ``total`` whose last iteration took
+    ``body`` nodes? Where one body does not bound the whole from the first back edge, only
+    a short loop (``loop_unroll_array_trips``) unrolls: a later body may be larger."""
     bounded = body == 0 or total <= config.loop_unroll_array_trips or \
         state.nodes_at_first * total <= config.loop_unroll_nodes   # the first bound held
     state.unroll = bounded and nodes + body * remaining <= config.loop_unroll_nodes and \
@@ -256,6 +275,27 @@ class RangeCursor:
         expr = self.source.expr
         return [(f"{expr}.__reduce__()[1][0].step == {self.step!r}", f"{self.source.label} steps by {self.step}"),
                 (f"{expr}.__length_hint__() >= {items}", f"{self.source.label} has {items} more items")]
+
+
+def next_loop_value(frame):
+    """What the ``for`` loop whose back edge the top frame is at yields next, when its
+    iterator (on the stack top) is a range iterator; else None."""
+    iterator = frame.stack[-1] if frame.stack else None
+    if type(iterator) is not _RANGE_ITERATOR:
+        return None
+    _, (left,), consumed = iterator.__reduce__()   # 3.11: (range, items consumed); 3.12+: (range left, None)
+    consumed = consumed or 0
+    return left[consumed] if consumed < len(left) else None
+
+
+def tails(trips, body):
+    """Of the chunk sizes a body of ``body`` graph nodes, driven by the runtime for
+    ``trips`` iterations, may take (``RangeCursor.take_another``: its own graph holds its
+    inputs besides, up to twice the nodes), how many leave a few iterations that no chunk
+    covers (a graph of their own)."""
+    body = max(body, 1)
+    largest = {min(config.loop_chunk_trips, config.loop_chunk_nodes // b) for b in range(body, 2 * body + 1)}
+    return sum(1 for chunk in (chunk_size(n, trips) for n in largest) if chunk > 1 and trips % chunk)
 
 
 def chunk_size(largest, trips):
