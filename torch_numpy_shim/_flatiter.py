@@ -3,8 +3,9 @@ through to its array (reading is ``ravel``'s, writing is indexing into a flat vi
 import numpy
 import torch
 
-from . import _flipped, _self_overlap
-from ._coerce import asarray
+from . import _flipped, _fp_errors, _self_overlap
+from ._coerce import _contains_traced, asarray
+from ._errors import UnsupportedError
 from ._manipulation import ravel
 from ._ndarray import ndarray
 
@@ -27,9 +28,10 @@ class flatiter:
         return iter(ravel(self.base))
 
     def __getitem__(self, key):
-        return ravel(self.base)[key]
+        return ravel(self.base)[_flat_key(self.base.size, key, assigning=False)]
 
     def __setitem__(self, key, value):
+        key = _flat_key(self.base.size, key, assigning=True)
         self.base._check_writeable("underlying array is read-only")
         t = self.base._t
         flat = ndarray._wrap(t.view(-1) if t.is_contiguous() else t.flatten())
@@ -57,8 +59,85 @@ class flatiter:
         repeats = -(-selected.size // values.size)
         return ndarray._wrap(values._t.reshape(-1).repeat(repeats)[:selected.size])
 
-    def copy(self):
+    def copy(self, /):
         return ravel(self.base).copy()
+
+
+_NOT_VALID = "only integers, slices (`:`), ellipsis (`...`) and integer or boolean arrays are valid indices"
+_ZERO_D_BOOL = ("Indexing flat iterators with a 0-dimensional boolean index is deprecated and may be removed in "
+                "a future version. (Deprecated NumPy 2.4)")
+_NON_ARRAY = ("Invalid non-array indices for iterator objects are deprecated and will be removed in a future "
+              "version. (Deprecated NumPy 2.4)")
+_BOOL_LIST = ("boolean indices for iterators are not supported because of previous behavior that was confusing "
+              "(valid boolean indices are expected to work in the future)")
+
+
+def _deprecated(message):
+    """NumPy's DeprecationWarning; refused while tracing (npcompile runs it in NumPy)."""
+    if _fp_errors.tracing():
+        raise UnsupportedError("a deprecated flat iterator index inside traced code")
+    _fp_errors.warn(message, DeprecationWarning)
+
+
+def _flat_key(n, key, assigning):
+    """A flat iterator's key as the index of its 1-D ravel, by NumPy's own rules for
+    iterators (not an array's): one index at most, no None, a scalar bool (deprecated)
+    picks item 0 or nothing, a float or a list of floats is truncated (deprecated), a
+    list of bools is refused, a boolean array must match the length."""
+    if isinstance(key, tuple):
+        if not key:
+            if assigning:
+                raise IndexError("Assigning to a flat iterator with a 0-D index is not supported")
+            return Ellipsis
+        if len(key) > 1:
+            raise IndexError(f"too many indices for flat iterator: flat iterator is 1-dimensional, but {len(key)} "
+                             "were indexed")
+        key = key[0]
+    if key is None or isinstance(key, (str, bytes)):
+        raise IndexError(_NOT_VALID)
+    if isinstance(key, flatiter):
+        key = key.copy()
+    if isinstance(key, numpy.bool_):
+        raise IndexError(_BOOL_LIST)
+    if isinstance(key, list) and not _contains_traced(key):
+        listed = numpy.asarray(key)
+        if listed.dtype.kind == "b":
+            raise IndexError(_BOOL_LIST)
+        if listed.size == 0:
+            return listed.astype(numpy.intp)
+        if listed.dtype.kind == "f":
+            _deprecated(_NON_ARRAY)
+            listed = listed.astype(numpy.intp)
+        return _in_bounds(n, listed)
+    if isinstance(key, (float, numpy.floating)):
+        _deprecated(_NON_ARRAY)
+        return int(key)
+    boolean = isinstance(key, (bool, numpy.bool_)) or (
+        isinstance(key, (ndarray, numpy.ndarray)) and key.dtype.kind == "b")
+    if boolean and numpy.ndim(key) == 0:
+        _deprecated(_ZERO_D_BOOL)
+        return 0 if bool(key) else slice(0, 0)
+    if boolean and key.ndim > 1:
+        raise IndexError(f"too many indices for flat iterator: flat iterator is 1-dimensional, but {key.ndim} "
+                         "were indexed")
+    if boolean and key.shape[0] != n:
+        raise IndexError("boolean index did not match indexed flat iterator along axis 0; size of axis is "
+                         f"{n} but size of corresponding boolean axis is {key.shape[0]}")
+    return key if boolean else _in_bounds(n, key)
+
+
+def _in_bounds(n, key):
+    """``key``, after NumPy's iterator's bounds check (its message names no axis)."""
+    if isinstance(key, (int, numpy.integer)) and not isinstance(key, bool):
+        values = numpy.asarray(key)
+    elif isinstance(key, (ndarray, numpy.ndarray)) and key.dtype.kind in "iu" and not _fp_errors.tracing():
+        values = numpy.asarray(key)
+    else:
+        return key
+    bad = (values < -n) | (values >= n)
+    if bad.any():
+        raise IndexError(f"index {values.reshape(-1)[bad.reshape(-1).argmax()]} is out of bounds for size {n}")
+    return key
 
 
 def _has_python_complex(value):

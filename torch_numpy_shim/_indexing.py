@@ -171,6 +171,7 @@ class _Key:
         if consumed > ndim:
             raise IndexError(f"too many indices for array: array is {ndim}-dimensional, "
                              f"but {consumed} were indexed")
+        _check_index_limits(parts, tuple(arr._t.shape), consumed)
         zero_dim_arrays = [kind == "array" and p.ndim == 0 for kind, p in parts]
         self.scalar = ("ellipsis" not in kinds and consumed == ndim
                        and builtins.all(kind == "int" or z for kind, z in zip(kinds, zero_dim_arrays)))
@@ -250,6 +251,52 @@ class _Key:
             else:
                 out[dim] = index
         return out
+
+
+#: NumPy's NPY_MAXDIMS, which also bounds the index arrays its iterator takes
+_MAXDIMS = 64
+
+
+def _check_index_limits(parts, shape, consumed):
+    """NumPy's limits on a key (prepare_index, mapiter): the result has at most 64 dims;
+    at most 64 index arrays (a scalar bool is one, a k-dim mask k); and 64 only where the
+    dims the index arrays leave (its subspace) hold more than one element."""
+    arrays = builtins.sum(1 if kind == "array" or isinstance(p, builtins.bool) else p.ndim
+                          for kind, p in parts if kind in ("array", "mask"))
+    if arrays == 0 and len(parts) <= _MAXDIMS - len(shape):
+        return
+    fancy_ndim = builtins.max([p.ndim for kind, p in parts if kind == "array"]
+                              + [1 for kind, _ in parts if kind == "mask"], default=0)
+    newaxes = builtins.sum(1 for kind, _ in parts if kind == "newaxis")
+    removed = builtins.sum(_dims_consumed(kind, p) for kind, p in parts if kind != "slice")
+    result_ndim = len(shape) - removed + newaxes + fancy_ndim
+    if result_ndim > _MAXDIMS:
+        raise IndexError(f"number of dimensions must be within [0, {_MAXDIMS}], indexing result would have "
+                         f"{result_ndim}")
+    if arrays > _MAXDIMS:
+        raise IndexError("too many advanced (array) indices. This probably means you are indexing with too "
+                         f"many booleans. (more than {_MAXDIMS} found)")
+    if arrays == _MAXDIMS and _subspace_size(parts, shape, consumed) <= 1:
+        raise IndexError(f"when no subspace is given, the number of index arrays cannot be above "
+                         f"{_MAXDIMS - 1}, but {arrays} index arrays found")
+
+
+def _subspace_size(parts, shape, consumed):
+    """The element count of the dims no index array takes: sliced or left whole."""
+    size, d = 1, 0
+    for kind, p in parts:
+        if kind == "ellipsis":
+            for n in shape[d:d + len(shape) - consumed]:
+                size *= n
+            d += len(shape) - consumed
+        elif kind == "slice":
+            size *= len(range(*p.indices(shape[d])))
+            d += 1
+        else:
+            d += _dims_consumed(kind, p)
+    for n in shape[d:]:
+        size *= n
+    return size
 
 
 def _dims_consumed(kind, p):
