@@ -11,6 +11,8 @@ recorded as a graph break. The guard of that fallback names the very arrays, so 
 with other layouts still compile; the compiled entries' own guards (exact strides, or
 C-contiguity for dynamic sizes) never admit such an array either.
 """
+import warnings
+
 import numpy
 
 from ..errors import GraphBreak, RerunUncompiled
@@ -26,9 +28,18 @@ def torch_can_view(array):
     itemsize = array.itemsize
     if not all(s >= 0 and s % itemsize == 0 for s in array.strides):
         return False
-    if array.flags.writeable and may_overlap_itself(array):
+    if may_overlap_itself(array) and _writeable(array):
         return False   # torch refuses to write into it; NumPy defines what such writes do
     return array.dtype.kind != "c" or itemsize != 16 or array.__array_interface__["data"][0] % 16 == 0
+
+
+def _writeable(array):
+    """``array.flags.writeable``, read without the FutureWarning NumPy gives the reader of
+    an ``np.broadcast_arrays`` result's flag (WARN_ON_WRITE): it is the user's to see, not
+    npcompile's (under ``-W error`` it raised out of a graph break holding one)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", FutureWarning)
+        return array.flags.writeable
 
 
 def aligned_complex128(tensor):

@@ -10,6 +10,7 @@ eager and Inductor backends, also with the view made inside a loop that breaks."
 import functools
 import io
 import re
+import warnings
 
 import numpy as np
 import pytest
@@ -201,3 +202,21 @@ def test_view_made_in_a_loop_body(expr, kind, backend):
         compare_call(fn, jitted, (a, steps), {}, context=f"steps={steps}")
         expected, actual = fn(a.copy(), steps), jitted(a.copy(), steps)
         _compare_layouts(layout_of(expected), layout_of(actual))
+
+
+def broadcast_then_break(a):
+    x, y = np.broadcast_arrays(a + 1.0, np.ones((2, 1)))
+    print("break", file=SINK)
+    return x, y
+
+
+@pytest.mark.parametrize("backend", ["eager", "inductor"])
+def test_broadcast_results_held_at_a_break_give_no_warning_of_npcompiles(backend):
+    """np.broadcast_arrays' results warn whoever reads their writeable flag: npcompile's
+    check of a state it resumes in read it (a FutureWarning, an error under -W error)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        expected = broadcast_then_break(np.arange(3.0))
+        actual = npcompile.jit(broadcast_then_break, backend=backend)(np.arange(3.0))
+    assert [x.tolist() for x in actual] == [x.tolist() for x in expected]
+    assert np.shares_memory(*actual) == np.shares_memory(*expected)
