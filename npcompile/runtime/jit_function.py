@@ -223,6 +223,11 @@ class JitFunction(Jitted):
                           self.dynamic_ints, self.native_refusals, self.speed_decisions):
                 table.clear()
             self.trials = self.trial_threads = None
+            reason = f"{self.fn.__qualname__}.__code__ was assigned"
+            self.recompile_reasons.append(reason)
+            diagnostics.log_once("recompiles", (self.fn, reason, self.fn.__code__), "recompiling %s: %s",
+                                 self.fn.__qualname__, reason)
+            diagnostics.notify("recompile", self, reason)
             if self._native:
                 self._native.clear()
             self._adopt_code()

@@ -327,6 +327,7 @@ def test_unchanged_state_reuses_the_graph():
     assert jitted.compile_count == 1
     jitted = run_sequence("t_main_code", [(("main_code", "minus"), F)] * 3)
     assert jitted.compile_count == 1
+    assert jitted.recompile_reasons == ["t_main_code.__code__ was assigned"]
 
 
 # ---- native loop kernels (the Inductor backend's path for element-indexing loops) -------
