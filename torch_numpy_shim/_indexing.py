@@ -1018,6 +1018,13 @@ def ix_(*args):
     return tuple(out)
 
 
+def _refuse_empty_sequence(obj):
+    """NumPy reads an empty list or tuple of indices as float64, and says so."""
+    if isinstance(obj, (list, tuple)) and not _coerce._contains_traced(obj) and numpy.asarray(obj).size == 0:
+        raise TypeError("indices must be integral: the provided empty sequence was inferred as float. "
+                        "Wrap it with 'np.array(indices, dtype=np.intp)'")
+
+
 def _index_ints(obj):
     arr = _coerce.asarray(obj)
     if not _promotion.can_cast(arr.dtype, _dtypes.int64, "same_kind"):
@@ -1043,12 +1050,14 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
         raise ValueError(f"parameter multi_index must be a sequence of length {len(dims)}")
     if len(modes) != len(dims):
         raise ValueError(f"parameter mode must be a sequence of length {len(dims)}")
-    if 0 in dims:
-        raise ValueError("cannot unravel if shape has zero entries (is empty).")
     if math.prod(dims) > numpy.iinfo(numpy.intp).max:
         raise ValueError("invalid dims: array size defined by dims is larger than the maximum possible size.")
+    for i in multi_index:
+        _refuse_empty_sequence(i)
     coords = [_index_ints(i) for i in multi_index]
     shape = torch.broadcast_shapes(*(c.shape for c in coords)) if coords else ()
+    if 0 in dims and math.prod(shape):   # no coordinates: nothing to unravel, NumPy answers empty
+        raise ValueError("cannot unravel if shape has zero entries (is empty).")
     fixed = [_checked_mode(c, size, m, ValueError("invalid entry in coordinates array"))
              for c, size, m in zip(coords, dims, modes)]
     order_dims = range(len(dims)) if order == "C" else reversed(range(len(dims)))
@@ -1061,13 +1070,13 @@ def ravel_multi_index(multi_index, dims, mode="raise", order="C"):
 def unravel_index(indices, shape, order="C"):
     shape = _dims_tuple(shape)
     _check_order(order)
-    if isinstance(indices, (list, tuple)) and numpy.asarray(indices).size == 0:
-        raise TypeError("indices must be integral: the provided empty sequence was inferred as float. "
-                        "Wrap it with 'np.array(indices, dtype=np.intp)'")
+    _refuse_empty_sequence(indices)
     idx = _index_ints(indices)
     size = math.prod(shape)
     raise_if((idx < 0) | (idx >= size),
                   ValueError(f"index is out of bounds for array with size {size}"))
+    if not shape and idx.ndim:
+        raise ValueError("multiple indices are not supported for 0d arrays")
     coords = []
     for d in (reversed(shape) if order == "C" else shape):
         coords.append(torch.remainder(idx, d))

@@ -119,8 +119,11 @@ def argsort(a: ArrayLike, axis: AxisLike = -1, kind=None, order=None, *, stable=
 
 def _check_kth(kth, length, size):
     """NumPy's kth validation: integers (not bools) in [-length, length), the bounds
-    only checked for a non-empty array."""
+    only checked for a non-empty array. False for an empty integer array: no positions,
+    NumPy's partition leaves the order as it is."""
     if isinstance(kth, (ndarray, numpy.ndarray)):
+        if kth.size == 0 and kth.dtype.kind in "iu":
+            return False
         kth = kth.tolist()
     items = kth if isinstance(kth, (list, tuple)) else [kth]
     if any(isinstance(k, (bool, numpy.bool_)) for k in items):
@@ -137,6 +140,7 @@ def _check_kth(kth, length, size):
     for k in values:
         if size and not -length <= k < length:
             raise ValueError(f"kth(={k if k >= 0 else k + length}) out of bounds ({length})")
+    return True
 
 
 def _check_select_kind(kind, order):
@@ -149,7 +153,8 @@ def _check_select_kind(kind, order):
 def partition(a: ArrayLike, kth, axis: AxisLike = -1, kind="introselect", order=None):
     _check_select_kind(kind, order)
     t, dim = _flat_or_axis(a, axis)
-    _check_kth(kth, t.shape[dim], t.numel())
+    if not _check_kth(kth, t.shape[dim], t.numel()):
+        return ndarray._wrap(t.clone()) if axis is None else a.copy()
     return ndarray._wrap(_sorted_values(t, dim))
 
 
@@ -157,7 +162,10 @@ def partition(a: ArrayLike, kth, axis: AxisLike = -1, kind="introselect", order=
 def argpartition(a: ArrayLike, kth, axis: AxisLike = -1, kind="introselect", order=None):
     _check_select_kind(kind, order)
     t, dim = _flat_or_axis(_as_at_least_1d(a), axis)
-    _check_kth(kth, t.shape[dim], t.numel())
+    if not _check_kth(kth, t.shape[dim], t.numel()):
+        shape = [1] * t.ndim
+        shape[dim] = t.shape[dim]
+        return ndarray._wrap(torch.arange(t.shape[dim]).reshape(shape).expand(t.shape).clone())
     return ndarray._wrap(stable_argsort(t, dim))
 
 

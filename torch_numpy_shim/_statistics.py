@@ -1064,13 +1064,22 @@ def histogram2d(x, y, bins=10, range=None, density=None, weights=None):
     if count not in (1, 2):
         edges = asarray(bins)
         bins = [edges, edges]
-    hist, edges = histogramdd([asarray(x), asarray(y)], bins, range, density, weights)
+    x, y = asarray(x), asarray(y)
+    if x.shape != y.shape:   # NumPy's own check, before histogramdd's
+        raise ValueError("x and y must have the same length.")
+    hist, edges = histogramdd([x, y], bins, range, density, weights)
     return hist, edges[0], edges[1]
 
 
 # ---- counting and binning --------------------------------------------------------------
 @normalizer
-def bincount(x: ArrayLike, weights: OptionalArrayLike = None, minlength=0):
+def bincount(x, weights: OptionalArrayLike = None, minlength=0):
+    # NumPy converts x straight to intp: an empty list is no float array there
+    sequence = isinstance(x, (list, tuple))
+    x = asarray(x, dtype=_dtypes.int64.dtype) if sequence and len(x) == 0 else asarray(x)
+    if sequence and x.ndim > 1:
+        raise ValueError("setting an array element with a sequence. The requested array would exceed the "
+                         "maximum number of dimension of 1.")
     if x.ndim == 0:
         raise ValueError("object of too small depth for desired array")
     if x.ndim > 1:

@@ -88,3 +88,38 @@ def test_flat_iterator_keys(key, assign):
 def test_flat_iterator_copy_takes_self_positionally():
     import inspect
     assert inspect.signature(tnp.flatiter.copy).parameters["self"].kind is inspect.Parameter.POSITIONAL_ONLY
+
+
+#: lib/test_index_tricks.py's ravel_multi_index / unravel_index edge cases
+RAVEL_CASES = {
+    "ravel_empty_lists": lambda np: np.ravel_multi_index(([], []), (10, 3)),
+    "ravel_empty_list_then_str": lambda np: np.ravel_multi_index(([], ["abc"]), (10, 3)),
+    "ravel_empty_float_arrays": lambda np: np.ravel_multi_index((np.array([]), np.array([])), (5, 3)),
+    "ravel_no_coords_zero_dim": lambda np: np.ravel_multi_index(np.zeros((3, 0), dtype=np.intp), (2, 1, 0)),
+    "ravel_coords_zero_dim": lambda np: np.ravel_multi_index(np.zeros((3, 1), dtype=np.intp), (2, 1, 0)),
+    "ravel_no_coords_clip": lambda np: np.ravel_multi_index(np.zeros((3, 0), dtype=np.intp), (2, 1, 0), mode="clip"),
+    "ravel_coords_wrap": lambda np: np.ravel_multi_index(np.zeros((3, 1), dtype=np.intp), (2, 1, 0), mode="wrap"),
+    "ravel_nothing": lambda np: np.ravel_multi_index((), ()),
+    "unravel_empty_list": lambda np: np.unravel_index([], (10, 3, 5)),
+    "unravel_empty_tuple": lambda np: np.unravel_index((), (10, 3, 5)),
+    "unravel_empty_float_array": lambda np: np.unravel_index(np.array([]), (10, 3, 5)),
+    "unravel_empty_int_array": lambda np: np.unravel_index(np.array([], dtype=int), (10, 3, 5)),
+    "unravel_0d_int": lambda np: np.unravel_index(0, ()),
+    "unravel_0d_list": lambda np: np.unravel_index([0], ()),
+    "unravel_0d_array": lambda np: np.unravel_index(np.array(0), ()),
+    "unravel_zero_dim_shape": lambda np: np.unravel_index(np.zeros(0, dtype=np.intp), (2, 1, 0)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(RAVEL_CASES))
+def test_ravel_and_unravel_edges(name):
+    def run(np):
+        result = RAVEL_CASES[name](np)
+        return [numpy.asarray(r).tolist() for r in result] if isinstance(result, tuple) else result
+    assert _outcome(run, tnp) == _outcome(run, numpy)
+
+
+def test_unravel_out_of_bounds_in_0d():
+    for np in (numpy, tnp):
+        with pytest.raises(ValueError, match="out of bounds"):
+            np.unravel_index([1], ())

@@ -1,0 +1,57 @@
+"""Fixes from NumPy's own test files run against the shim (benchmarks.numpy_conformance):
+bincount of an empty list (lib/test_function_base.py), histogram2d's length check
+(lib/test_twodim_base.py), partition with no kth (core/test_item_selection.py). Each
+case runs with NumPy and with the shim: value and dtype, or exception class and message."""
+import warnings
+
+import numpy
+import pytest
+
+import torch_numpy_shim as tnp
+
+
+def _outcome(fn, np):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            result = fn(np)
+            result = [(numpy.asarray(r).tolist(), str(numpy.asarray(r).dtype))
+                      for r in (result if isinstance(result, tuple) else (result,))]
+        except Exception as exc:  # noqa: BLE001 - compared with NumPy's
+            result = (type(exc).__name__, str(exc))
+    return result, [(w.category.__name__, str(w.message)) for w in caught]
+
+
+CASES = {
+    "bincount_empty_list": lambda np: np.bincount([]),
+    "bincount_empty_tuple_minlength": lambda np: np.bincount((), minlength=3),
+    "bincount_empty_list_weights": lambda np: np.bincount([], weights=[]),
+    "bincount_empty_float_array": lambda np: np.bincount(np.array([])),
+    "bincount_nested_list": lambda np: np.bincount([[]]),
+    "bincount_nested_ints": lambda np: np.bincount([[1, 2]]),
+    "bincount_2d_array": lambda np: np.bincount(np.ones((2, 2), dtype=int)),
+    "bincount_list": lambda np: np.bincount([0, 3, 3], minlength=5),
+    "histogram2d_longer_y": lambda np: np.histogram2d(np.ones(10), np.ones(11)),
+    "histogram2d_shorter_y": lambda np: np.histogram2d(np.ones(20), np.ones(19)),
+    "histogram2d_same": lambda np: np.histogram2d(np.arange(4.0), np.arange(4.0), bins=2),
+    "partition_empty_int16_kth": lambda np: np.partition(np.array([3, 1, 2]), np.array([], dtype=np.int16)),
+    "argpartition_empty_int_kth": lambda np: np.argpartition(np.array([3, 1, 2]), np.array([], dtype=int)),
+    "method_partition_empty_kth": lambda np: (lambda a: (a.partition(np.array([], dtype=np.int16)), a)[1])(
+        np.array([0, 2, 4, 6, 8, 10])),
+    "partition_empty_list_kth": lambda np: np.partition(np.array([3, 1, 2]), []),
+    "partition_empty_float_kth": lambda np: np.partition(np.array([3, 1, 2]), np.array([])),
+    "partition_empty_tuple_kth": lambda np: np.partition(np.array([3, 1, 2]), ()),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_against_numpy(name):
+    assert _outcome(CASES[name], tnp) == _outcome(CASES[name], numpy)
+
+
+@pytest.mark.parametrize("axis", [None, 0, 1, -1])
+@pytest.mark.parametrize("fn", ["partition", "argpartition"])
+def test_partition_with_no_kth_keeps_the_order(fn, axis):
+    def run(np):
+        return getattr(np, fn)(np.array([[3, 1, 2], [9, 7, 8]]), np.array([], dtype=np.int16), axis=axis)
+    assert _outcome(run, tnp) == _outcome(run, numpy)
