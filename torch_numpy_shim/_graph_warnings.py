@@ -87,12 +87,13 @@ def collecting():
         _collector = outer
 
 
-def warn_when(condition, message):
+def warn_when(condition, message, each=False):
     """NumPy's RuntimeWarning ``message`` where the bool tensor ``condition`` holds
-    anywhere: at once eagerly; while npcompile traces, when the compiled call runs (plain
-    tracing, make_fx alone, drops it)."""
+    anywhere (``each``: once for each item where it holds, as NumPy's slice-by-slice
+    nanmedian/nanquantile warn): at once eagerly; while npcompile traces, when the
+    compiled call runs (plain tracing, make_fx alone, drops it)."""
     if not _fp_errors.tracing():
-        if bool(condition.any()):
+        for _ in range(int(condition.sum()) if each else int(bool(condition.any()))):
             _fp_errors.warn(message)
     elif _collector is not None:
         _collector.append((condition.any(), message))

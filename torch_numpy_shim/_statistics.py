@@ -201,7 +201,7 @@ def _nanmedian_sorted(data, layout, acc, res):
     float16 accumulated in float32); short slices of an N-d array through a masked
     sum of the two middles in the data's own dtype, halved."""
     valid = (~torch.isnan(data)).sum(0, keepdim=True)
-    warn_when(valid == 0, "All-NaN slice encountered")
+    warn_when(valid == 0, "All-NaN slice encountered", each=True)
     low = torch.gather(data, 0, ((valid - 1) // 2).clamp(min=0))
     high = torch.gather(data, 0, (valid // 2).clamp(max=layout.n - 1))
     if layout.kept_shape == () or layout.n >= 600:
@@ -457,7 +457,7 @@ def _nanquantile(layout, q, method, weights, arr_dt, rt, weak_q):
         count = (~torch.isnan(data)).sum(0)
         result = _interpolate(data, q, method, count.clamp(min=1), arr_dt, rt, weak_q)
     result = torch.where(count == 0, torch.full_like(result, math.nan), result)
-    warn_when(count == 0, "All-NaN slice encountered")
+    warn_when(count == 0, "All-NaN slice encountered", each=True)
     scalar = weights is None
     if (rt is not arr_dt or not scalar) and (q.ndim == 0 or not NUMPY_2_5) and count.numel() and \
             builtins.bool(count.reshape(-1)[0] == 0):

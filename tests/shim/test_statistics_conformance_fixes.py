@@ -15,7 +15,7 @@ def _outcome(fn, np):
         warnings.simplefilter("always")
         try:
             result = fn(np)
-            result = [(numpy.asarray(r).tolist(), str(numpy.asarray(r).dtype))
+            result = [(repr(numpy.asarray(r).tolist()), str(numpy.asarray(r).dtype))
                       for r in (result if isinstance(result, tuple) else (result,))]
         except Exception as exc:  # noqa: BLE001 - compared with NumPy's
             result = (type(exc).__name__, str(exc))
@@ -55,3 +55,33 @@ def test_partition_with_no_kth_keeps_the_order(fn, axis):
     def run(np):
         return getattr(np, fn)(np.array([[3, 1, 2], [9, 7, 8]]), np.array([], dtype=np.int16), axis=axis)
     assert _outcome(run, tnp) == _outcome(run, numpy)
+
+
+def _all_nan_rows(np):
+    m = np.full((3, 4), np.nan)
+    m[0, 0] = 1.0
+    return m
+
+
+#: NumPy's nanmedian / nanquantile along an axis warn once for each all-NaN slice
+#: (lib/test_nanfunctions.py, TestNanFunctions_Median.test_allnans)
+ALL_NAN = {
+    "nanmedian_axis0": lambda np: np.nanmedian(_all_nan_rows(np), axis=0),
+    "nanmedian_axis1": lambda np: np.nanmedian(_all_nan_rows(np), axis=1),
+    "nanmedian_whole": lambda np: np.nanmedian(np.full((3, 3), np.nan)),
+    "nanmedian_some_nan": lambda np: np.nanmedian(_all_nan_rows(np)),
+    "nanmedian_both_axes": lambda np: np.nanmedian(np.full((3, 3), np.nan), axis=(0, 1)),
+    "nanmedian_keepdims": lambda np: np.nanmedian(_all_nan_rows(np), axis=0, keepdims=True),
+    "nanmedian_3d": lambda np: np.nanmedian(np.full((2, 3, 4), np.nan), axis=1),
+    "nanmedian_long_slices": lambda np: np.nanmedian(np.full((700, 3), np.nan), axis=0),
+    "nanmedian_float32_scalar": lambda np: np.nanmedian(np.array(np.nan, dtype=np.float32)[()]),
+    "nanmedian_empty": lambda np: np.nanmedian(np.zeros((0, 3)), axis=0),
+    "nanpercentile_axis0": lambda np: np.nanpercentile(_all_nan_rows(np), 50, axis=0),
+    "nanquantile_two_q": lambda np: np.nanquantile(_all_nan_rows(np), [0.1, 0.5], axis=1),
+    "nanquantile_whole": lambda np: np.nanquantile(np.full(4, np.nan), 0.5),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ALL_NAN))
+def test_all_nan_slices_warn_once_each(name):
+    assert _outcome(ALL_NAN[name], tnp) == _outcome(ALL_NAN[name], numpy)
