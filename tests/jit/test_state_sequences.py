@@ -482,3 +482,48 @@ def test_zero_d_out_is_the_result(fn, z_dtype, backend):
             result, exc = _outcome(f, a, z)
             outcomes.append((type(exc), _describe(result, z), repr(z), repr(a)))
         assert outcomes[0] == outcomes[1], f"call {call}"
+
+
+# ---- a 0-d view of an input (b[2, ...]) as out=, held at a break, or returned ------------
+def _out_into_view(a, b):
+    z = b[2, ...]
+    r = np.add(a.sum(), 1, out=z)
+    return r, r is z, b
+
+
+def _out_into_view_after_break(a, b):
+    z = b[2, ...]
+    print(end="")
+    r = np.add(a.sum(), 1, out=z)
+    return r, b
+
+
+def _view_written_after_break(a, b):
+    z = b[..., 2]
+    print(end="")
+    z += a[0] + 1
+    return b
+
+
+def _view_returned(a, b):
+    return b[2, ...], a[1, ...]
+
+
+VIEW_CASES = [_out_into_view, _out_into_view_after_break, _view_written_after_break, _view_returned]
+
+
+@pytest.mark.xfail(strict=True, reason="view replay's select step a[(2,)] gives NumPy's scalar, not the 0-d "
+                                       "view a[2, ...] (npcompile/trace/outputs.py _STEPS[select.int])")
+@pytest.mark.parametrize("backend", ["eager", pytest.param("inductor", marks=pytest.mark.inductor)])
+@pytest.mark.parametrize("fn", VIEW_CASES, ids=[f.__name__ for f in VIEW_CASES])
+def test_zero_d_view_of_an_input_stays_a_view(fn, backend):
+    """NumPy's ``b[2, ...]`` is a 0-d ndarray viewing ``b``: written through (as out=,
+    or after a graph break), the write lands in ``b``; returned, it is that view."""
+    jitted = npcompile.jit(fn, backend=backend)
+    for call in range(2):
+        outcomes = []
+        for f in (fn, jitted):
+            a, b = np.arange(1.0, 5.0), np.arange(5.0)
+            result, exc = _outcome(f, a, b)
+            outcomes.append((type(exc), _describe(result, None), repr(a), repr(b)))
+        assert outcomes[0] == outcomes[1], f"call {call}"
