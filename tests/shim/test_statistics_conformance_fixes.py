@@ -85,3 +85,15 @@ ALL_NAN = {
 @pytest.mark.parametrize("name", sorted(ALL_NAN))
 def test_all_nan_slices_warn_once_each(name):
     assert _outcome(ALL_NAN[name], tnp) == _outcome(ALL_NAN[name], numpy)
+
+
+#: an empty input: NumPy answers with nanmean, which warns only where the result has
+#: slices (lib/test_nanfunctions.py, test_empty of Median and Percentile)
+@pytest.mark.parametrize("axis", [0, 1, None, (0, 1)])
+@pytest.mark.parametrize("fn", ["nanmedian", "nanpercentile", "nanquantile"])
+@pytest.mark.parametrize("shape", [(0, 3), (3, 0), (0, 0)])
+def test_empty_input(fn, axis, shape):
+    def run(np):
+        args = {"nanmedian": (), "nanpercentile": (50,), "nanquantile": ([0.5, 0.9],)}[fn]
+        return getattr(np, fn)(np.zeros(shape), *args, axis=axis)
+    assert _outcome(run, tnp) == _outcome(run, numpy)
