@@ -270,9 +270,9 @@ class _Encoder:
         no such flag), one with a lazy conjugate or negative bit (the next graph
         would read it unresolved), and a view of a computed array with that array (NumPy's
         view of NumPy's array, ``computed_view``)."""
-        slots = [(name, value) for name, value in self.deferred.values()
+        slots = [value for _, value in self.deferred.values()
                  if id(value) not in self.memo and id(value) not in self.end.shim_inputs]
-        bases = {id(view[0]) for view in map(self.computed_view, (value for _, value in slots)) if view}
+        bases = {id(view[0]) for view in map(self.computed_view, slots) if view}   # before any slot is held
         for name, value in self.deferred.values():
             source = self.end.shim_inputs.get(id(value))
             if id(value) in self.memo:
