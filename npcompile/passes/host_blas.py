@@ -26,7 +26,7 @@ torch's thread count changes per call (``npcompile.threads`` gives small or cont
 calls one thread, the user may set one thread) and so may NumPy's (threadpoolctl), and
 which library is faster changes with them (on the EPYC, float32 products of the small
 kind: NumPy's take 0.65x torch's time with two threads each, 1.3x with one; square
-float64 ones go to torch's MKL at two threads and lose 15% to OpenBLAS). So under
+float64 ones take MKL 1.14-1.16x OpenBLAS's time). So under
 "auto" the pass rewrites every product of a kind into ``host_matmul``, lowered to the
 kind's routed form (``_ROUTED``), which asks ``numpy_is_faster`` for the counts in force
 at that call (a cached look-up, measured once per machine and counts). A graph compiled
@@ -38,7 +38,10 @@ OpenBLAS's workers spin ~0.1 s after a product they split, beside torch's thread
 out of reach of npcompile's thread policy, so NumPy's product also costs the time it
 takes from the kernels after it. Timed alone (d232913's finding: mlp_forward 1.61x NumPy
 with its narrow layer on a 2-thread OpenBLAS, 2.08x with it on torch's, at load 8), the
-products would not show that cost; timed so, the choice is measured, not assumed.
+products would not show that cost; timed so, the choice is measured, not assumed. Where
+OpenBLAS has more threads than torch's count for the call (one thread on busy cores,
+``npcompile.threads``' choice), such a product stays torch's: OpenBLAS would take the
+cores the thread policy kept free.
 """
 import functools
 import time
