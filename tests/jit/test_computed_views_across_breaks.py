@@ -220,3 +220,24 @@ def test_broadcast_results_held_at_a_break_give_no_warning_of_npcompiles(backend
         actual = npcompile.jit(broadcast_then_break, backend=backend)(np.arange(3.0))
     assert [x.tolist() for x in actual] == [x.tolist() for x in expected]
     assert np.shares_memory(*actual) == np.shares_memory(*expected)
+
+
+@npcompile.disallow_in_graph
+def write_first_read_second(view, base):
+    """Real code at a break (its arguments are stack items of the frame): writes through
+    ``view``, returns what ``base`` then holds and whether the two share memory."""
+    view[(0,) * view.ndim] = -9.0
+    return base.copy(), np.shares_memory(view, base)
+
+
+STACK_VIEWS = ["u[::-1]", "np.flip(u, 1)", "u.T[:, None]", "u[::2, ::-1]", "np.rot90(u)"]
+
+
+@pytest.mark.parametrize("backend", ["eager", "inductor"])
+@pytest.mark.parametrize("expr", STACK_VIEWS)
+def test_views_on_the_stack_at_a_break(expr, backend):
+    """A view and its computed base handed to a call that breaks are stack items."""
+    namespace = {"np": np, "write_first_read_second": write_first_read_second}
+    exec(f"def f(a):\n    u = a * 3.0\n    return write_first_read_second({expr}, u)\n", namespace)
+    fn = namespace["f"]
+    compare_call(fn, npcompile.jit(fn, backend=backend), (np.arange(12.0).reshape(3, 4),), {})
