@@ -14,8 +14,9 @@ import torch
 
 def overlaps(t):
     """Whether two elements of ``t`` share memory: a dimension of stride 0 and length > 1
-    (the only self-overlap the shim's arrays can have: it has no ``as_strided``)."""
-    return any(s == 0 and n > 1 for n, s in zip(t.shape, t.stride()))
+    (the only self-overlap the shim's arrays can have: it has no ``as_strided``); an
+    empty array has no items to share (its strides say nothing)."""
+    return any(s == 0 and n > 1 for n, s in zip(t.shape, t.stride())) and 0 not in t.shape
 
 
 def store(dst, value, mask=None):

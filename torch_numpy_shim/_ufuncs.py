@@ -9,6 +9,7 @@ where torch lacks kernels or accuracy (float16 -> float32, uint16/uint32 -> int6
 and then stored the way NumPy stores them (``out=``, ``where=``, scalars for 0-d).
 """
 import builtins
+import contextlib
 import functools
 import inspect
 import warnings
@@ -696,18 +697,19 @@ class ufunc:
         if a._warn_on_write:   # NumPy 2.4's at writes into read-only arrays, but warns here
             _writeable.warn_on_write(a)
         shared = _self_overlap.overlaps(a._t)   # items sharing memory: each reads what the last wrote
-        for k in range(flat_index.shape[0]):  # one element at a time: repeats accumulate
-            i = flat_index[k:k + 1]
-            rhs = ndarray._wrap(bt[k:k + 1]) if bt is not None else operand
-            if shared:
-                flat = a._t.reshape(-1).clone()
-            with warnings.catch_warnings():
-                if k:   # NumPy casts a complex result into a real a with one ComplexWarning a call
+        with contextlib.ExitStack() as after_first:
+            for k in range(flat_index.shape[0]):  # one element at a time: repeats accumulate
+                if k == 1 and a.dtype.kind not in "cb":   # NumPy casts a complex result into a real
+                    after_first.enter_context(warnings.catch_warnings())   # a with one ComplexWarning
                     warnings.simplefilter("ignore", ComplexWarning)
+                i = flat_index[k:k + 1]
+                rhs = ndarray._wrap(bt[k:k + 1]) if bt is not None else operand
+                if shared:
+                    flat = a._t.reshape(-1).clone()
                 value = _to_dtype(self._at_value(ndarray._wrap(flat[i]), rhs, a), a.dtype)
-            _bits(flat).index_copy_(0, i, _bits(value))
-            if shared:
-                _self_overlap.store_items(a._t, i, flat[i])
+                _bits(flat).index_copy_(0, i, _bits(value))
+                if shared:
+                    _self_overlap.store_items(a._t, i, flat[i])
         if not flat_index.shape[0]:   # no items: NumPy still casts (its one ComplexWarning)
             self._at_value(ndarray._wrap(flat[:0]), ndarray._wrap(bt[:0]) if bt is not None else operand, a)
         if not a._t.is_contiguous() and not shared:
