@@ -840,7 +840,10 @@ def unwrap(p, discont=None, axis=-1, *, period=2 * math.pi):
     if ambiguous:
         shifted = torch.where((shifted == _scalar_like(low, d)) & (d > 0), _scalar_like(high, d), shifted)
     correction = wrap(shifted - d)
-    small = torch.abs(d) < (discont._t if isinstance(discont, ndarray) else discont)
+    # NumPy takes abs of the difference in the input's own dtype: an integer minimum wraps
+    # to itself (abs(int16 -32768) == -32768), which counts as a small step
+    magnitude = torch.abs(dd) if dd.dtype.is_signed else dd   # torch has no abs for uint16+
+    small = magnitude < (discont._t if isinstance(discont, ndarray) else discont)
     correction = torch.where(small, correction.new_zeros(()), correction)
     up = cast_tensor(p._t, dt, copy=True)
     rest = _neighbours(p._t, axis)[0]

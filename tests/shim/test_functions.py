@@ -293,6 +293,21 @@ def test_unwrap_sinc_i0_hypothesis(data):
     check(lambda xp, a: xp.i0(a), a, rtol=rtol)
 
 
+@pytest.mark.parametrize("values, dtype", [
+    ([0, -32768], numpy.int16),          # found by test_unwrap_sinc_i0_hypothesis
+    ([-32768, 0, 32767], numpy.int16),
+    ([0, -128, 100, -128], numpy.int8),
+    ([0, 255, 0], numpy.uint8),
+    ([0, -2**31, 5], numpy.int32),
+])
+def test_unwrap_of_integer_extremes(values, dtype):
+    """NumPy takes abs() of the difference in the input's dtype, where the minimum wraps
+    to itself and so counts as a step below discont."""
+    a = numpy.array(values, dtype=dtype)
+    check(lambda xp, a: xp.unwrap(a), a)
+    check(lambda xp, a: xp.unwrap(a, period=6), a)
+
+
 def test_sinc_i0_scalars():
     check(lambda xp: xp.sinc(0))
     check(lambda xp: xp.sinc(0.5))
