@@ -496,7 +496,7 @@ _STEPS = {
     _aten.flip.default: lambda a, dims: a[tuple(slice(None, None, -1) if d in {x % a.ndim for x in dims}
                                                 else slice(None) for d in range(a.ndim))],
     _aten.slice.Tensor: _slice,
-    _aten.select.int: lambda a, dim, index: a[_index(dim, index)],
+    _aten.select.int: lambda a, dim, index: a[_index(dim, index) + (Ellipsis,)],   # a 0-d view, not a scalar
     _aten.permute.default: lambda a, dims: a.transpose(dims),
     _aten.transpose.int: lambda a, d0, d1: a.swapaxes(d0, d1),
     _aten.t.default: lambda a: a.T,

@@ -62,7 +62,6 @@ def _int_ellipsis_view(a):
     return a[0, ...]
 
 
-@pytest.mark.xfail(strict=True, reason='review 6: open bug (issue 13)')
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_int_ellipsis_index_is_zero_d_view(backend):
     a = np.arange(3.)

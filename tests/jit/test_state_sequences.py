@@ -512,8 +512,6 @@ def _view_returned(a, b):
 VIEW_CASES = [_out_into_view, _out_into_view_after_break, _view_written_after_break, _view_returned]
 
 
-@pytest.mark.xfail(strict=True, reason="view replay's select step a[(2,)] gives NumPy's scalar, not the 0-d "
-                                       "view a[2, ...] (npcompile/trace/outputs.py _STEPS[select.int])")
 @pytest.mark.parametrize("backend", ["eager", pytest.param("inductor", marks=pytest.mark.inductor)])
 @pytest.mark.parametrize("fn", VIEW_CASES, ids=[f.__name__ for f in VIEW_CASES])
 def test_zero_d_view_of_an_input_stays_a_view(fn, backend):
