@@ -27,7 +27,7 @@ from torch_numpy_shim._graph_warnings import warn_now
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from ..errors import GraphBreak, RerunUncompiled
-from . import held_inputs, liveness, loops, numpy_map, scalars
+from . import held_inputs, liveness, loops, numpy_map, real, scalars
 from .frame import NO_VALUE, NULL, Frame, Resume
 from .resident import DeviceArray
 
@@ -211,6 +211,8 @@ class _Encoder:
             return self.name(value, f"{type(value).__name__}([{', '.join(self(v) for v in value)}])")
         if isinstance(value, shim.dtype):
             return p.const(value.np)
+        if isinstance(value, scalars.ShimFlags):   # an array's flags, at a break: NumPy's of its array
+            return f"{p.const(real.array_flags)}({self(value._a)})"
         if isinstance(value, types.CellType):
             return self.cell(value)
         if isinstance(value, types.MethodType) and isinstance(value.__self__, ShimArray):

@@ -19,6 +19,8 @@ import builtins
 import dis
 import types
 
+import torch
+
 from . import exception_table
 from .frame import cell_full, handled_exception
 from .opcodes import CO_ASYNC_GENERATOR, CO_COROUTINE, CO_GENERATOR, REAL_HANDLERS, Reraise
@@ -33,6 +35,52 @@ _BOOL_JUMPS = frozenset({"TO_BOOL", "UNARY_NOT", "POP_JUMP_IF_TRUE", "POP_JUMP_I
                          "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE"})
 _CONTAINERS = (list, dict, set)
 _LAZY_CODE = CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR
+
+
+#: attributes that tell whether an array owns its memory (``fresh``)
+_OWNERSHIP = ("base", "flags")
+
+
+def fresh(array):
+    """Whether ``array`` is a result the graph computed, as frames hold it at a break: a
+    tensor (held, or a tensor loop's slot) or its NumPy array (``Tensor.numpy`` leaves the
+    tensor as ``base``). NumPy's own would own its memory: ``base`` None, ``owndata`` True."""
+    if isinstance(array, (torch.Tensor, DeviceArray)):
+        return True
+    return type(getattr(array, "base", None)) is torch.Tensor
+
+
+class FreshFlags:
+    """A fresh result's flags as NumPy's own array has them: ``owndata`` True, the rest its
+    NumPy array's."""
+
+    __slots__ = ("_flags",)
+
+    def __init__(self, flags):
+        self._flags = flags
+
+    owndata = True
+
+    def __getattr__(self, name):
+        return getattr(self._flags, name)
+
+    def __getitem__(self, key):
+        return True if key.upper() in ("O", "OWNDATA") else self._flags[key]
+
+    def __repr__(self):
+        return repr(self._flags).replace("OWNDATA : False", "OWNDATA : True")
+
+
+def array_flags(array):
+    """``array.flags`` as NumPy's for the array a frame holds at a break (``FreshFlags``
+    for a fresh result)."""
+    if not fresh(array):
+        return array.flags
+    if isinstance(array, DeviceArray):
+        array = array.tensor
+    if isinstance(array, torch.Tensor):
+        array = array.detach().resolve_conj().resolve_neg().cpu().numpy()
+    return FreshFlags(array.flags)
 
 
 def _bound_to(value):
@@ -122,6 +170,8 @@ class RealRunner:
         frame.cells[name].cell_contents = value
 
     def load_attr(self, obj, name):
+        if name in _OWNERSHIP and fresh(obj):
+            return None if name == "base" else array_flags(obj)
         return getattr(obj, name)
 
     def store_attr(self, obj, name, value):

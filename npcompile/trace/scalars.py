@@ -12,6 +12,7 @@ import types
 import numpy
 
 from torch_numpy_shim import _dtypes as shim_dtypes
+from torch_numpy_shim._ndarray import _Flags as ShimFlags
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from ..errors import GraphBreak
@@ -62,6 +63,11 @@ def array_attribute(obj, name):
                          "values are not known while tracing; keep array results as arrays")
     if name == "__class__":
         return type_of(obj)
+    if name in _OWNERSHIP and not obj._scalar and is_input(obj):
+        if name == "base":
+            raise GraphBreak("ndarray.base of an input array: the trace sees a graph input, not the caller's array",
+                             "real NumPy reads it (a view held across a graph break has its base)")
+        return InputFlags(obj)
     try:
         value = getattr(obj, name)
     except AttributeError:
@@ -74,6 +80,32 @@ def array_attribute(obj, name):
     if isinstance(value, types.MethodType) and value.__self__ is obj:
         return ScalarMethod(obj, name, value)
     return as_scalar(value)
+
+
+#: attributes that tell whether an array owns its memory, which a graph input cannot know
+_OWNERSHIP = ("base", "flags")
+
+
+def is_input(obj):
+    """Whether shim array ``obj`` is a graph input itself (a placeholder of the graph being
+    recorded): the caller's array, which may be a view (``b = a[1:]`` held across a graph
+    break comes back as an input of its own, whose shim array owns its memory)."""
+    from torch.fx.experimental.proxy_tensor import get_proxy_mode, get_proxy_slot
+    mode = get_proxy_mode()
+    slot = None if mode is None else get_proxy_slot(obj._t, mode.tracer, None)
+    return slot is not None and slot.proxy.node.op == "placeholder"
+
+
+class InputFlags(ShimFlags):
+    """An input array's flags: its layout flags are the trace's, ``owndata`` is NumPy's
+    to answer (a graph break: the caller's array may be a view)."""
+
+    __slots__ = ()
+
+    @property
+    def owndata(self):
+        raise GraphBreak("flags.owndata of an input array: the trace sees a graph input, not the caller's array",
+                         "real NumPy reads it (a view held across a graph break does not own its data)")
 
 
 def as_scalar(value):

@@ -98,7 +98,6 @@ def _reshape_base(a):
     return shared, b.base is a
 
 
-@pytest.mark.xfail(strict=True, reason='review 6: open bug (issue 13)')
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_reshape_view_base_across_break(backend):
     check(_reshape_base, np.zeros((2, 3)), backend=backend)
@@ -113,7 +112,6 @@ def _slice_owndata_across_print(a):
     return b.base is a, b.flags.owndata
 
 
-@pytest.mark.xfail(strict=True, reason='review 6: open bug (issue 13)')
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_slice_owndata_across_break(backend):
     check(_slice_owndata_across_print, np.zeros(3), backend=backend)
