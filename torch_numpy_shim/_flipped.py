@@ -11,7 +11,7 @@ import weakref
 from ._detours import movable, restored
 from ._ndarray import ndarray
 
-__all__ = ["register", "written", "writes", "reversal_of"]
+__all__ = ["register", "written", "writes", "reversal_of", "numpy_strides", "contiguous"]
 
 _LIVE = {}   # id(copy) -> _Link
 
@@ -58,6 +58,35 @@ def reversal_of(copy):
     if link is None or link.ref() is not copy:
         return None
     return link.source, link.view, link.dims, link.perm
+
+
+def numpy_strides(copy):
+    """The strides NumPy's reversed view has where the shim holds ``copy`` (the view's,
+    negated on the reversed axes, in the copy's axis order), or None if ``copy`` is not a
+    registered reversed copy. Torch has no negative strides; the copy's own are C order."""
+    link = reversal_of(copy)
+    if link is None:
+        return None
+    _, view, dims, perm = link
+    size = view.element_size()
+    flips = {d % view.ndim for d in dims}
+    strides = [-s * size if d in flips else s * size for d, s in enumerate(view.stride())]
+    return tuple(strides) if perm is None else tuple(strides[d] for d in perm)
+
+
+def contiguous(shape, strides, itemsize, order="C"):
+    """NumPy's C (or F) contiguity of a layout: axes of length 1 do not count, an empty
+    array is contiguous, a negative stride on a longer axis is not."""
+    if any(n == 0 for n in shape):
+        return True
+    expected = itemsize
+    axes = range(len(shape) - 1, -1, -1) if order == "C" else range(len(shape))
+    for d in axes:
+        if shape[d] != 1:
+            if strides[d] != expected:
+                return False
+            expected *= shape[d]
+    return True
 
 
 def written(arr):

@@ -12,6 +12,7 @@ import types
 import numpy
 
 from torch_numpy_shim import _dtypes as shim_dtypes
+from torch_numpy_shim import _flipped
 from torch_numpy_shim._ndarray import _Flags as ShimFlags
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
@@ -63,10 +64,14 @@ def array_attribute(obj, name):
                          "values are not known while tracing; keep array results as arrays")
     if name == "__class__":
         return type_of(obj)
-    if name in _OWNERSHIP and not obj._scalar and is_input(obj):
+    if name == "strides" and not obj._scalar:
+        reversed_strides = _flipped.numpy_strides(obj)
+        if reversed_strides is not None:
+            return reversed_strides   # NumPy's view's, not the shim's copy's
+    if name in _OWNERSHIP and not obj._scalar and _ownership_unknown(obj, name):
         if name == "base":
-            raise GraphBreak("ndarray.base of an input array: the trace sees a graph input, not the caller's array",
-                             "real NumPy reads it (a view held across a graph break has its base)")
+            raise GraphBreak("ndarray.base of an input array or a view of one: the trace sees a graph input, "
+                             "not the caller's array", "real NumPy reads it (NumPy's view of the caller's array)")
         return InputFlags(obj)
     try:
         value = getattr(obj, name)
@@ -86,6 +91,23 @@ def array_attribute(obj, name):
 _OWNERSHIP = ("base", "flags")
 
 
+def _ownership_unknown(obj, name):
+    """Whether the shim's ``base`` (``name``) or ``flags.owndata`` of ``obj`` may not be
+    NumPy's: ``obj`` is an input (the caller's array may be a view), a reversed view (a
+    copy in the shim, a view in NumPy), or, for ``base``, a view of an input (NumPy's base
+    is the input's own base when the input is a view)."""
+    if is_input(obj) or _flipped.reversal_of(obj) is not None:
+        return True
+    if name != "base":
+        return False
+    root = obj
+    for _ in range(1000):
+        if root._base is None or root._base is root:
+            break
+        root = root._base
+    return root is not obj and (is_input(root) or _flipped.reversal_of(root) is not None)
+
+
 def is_input(obj):
     """Whether shim array ``obj`` is a graph input itself (a placeholder of the graph being
     recorded): the caller's array, which may be a view (``b = a[1:]`` held across a graph
@@ -97,10 +119,26 @@ def is_input(obj):
 
 
 class InputFlags(ShimFlags):
-    """An input array's flags: its layout flags are the trace's, ``owndata`` is NumPy's
-    to answer (a graph break: the caller's array may be a view)."""
+    """An input array's (or a reversed view's) flags: its layout flags are the trace's (a
+    reversed view's NumPy's, from its strides), ``owndata`` is NumPy's to answer (a graph
+    break: the caller's array may be a view)."""
 
     __slots__ = ()
+
+    @property
+    def c_contiguous(self):
+        return self._contiguous("C")
+
+    @property
+    def f_contiguous(self):
+        return self._contiguous("F")
+
+    def _contiguous(self, order):
+        """A reversed view's NumPy contiguity (the shim's copy is contiguous), else the trace's."""
+        strides = _flipped.numpy_strides(self._a)
+        if strides is None:
+            return ShimFlags.c_contiguous.fget(self) if order == "C" else ShimFlags.f_contiguous.fget(self)
+        return _flipped.contiguous(self._a.shape, strides, self._a.itemsize, order)
 
     @property
     def owndata(self):

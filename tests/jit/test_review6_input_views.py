@@ -81,7 +81,6 @@ def _reversed_layout(a):
     return r.strides, r.flags.c_contiguous, r.flags.f_contiguous
 
 
-@pytest.mark.xfail(strict=True, reason='review 6: open bug (issue 13)')
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_reversed_view_strides_inside_function(backend):
     check(_reversed_layout, np.zeros((2, 4)), backend=backend)
