@@ -64,6 +64,15 @@ class FreshFlags:
     def __getattr__(self, name):
         return getattr(self._flags, name)
 
+    def __setattr__(self, name, value):   # flags.writeable = False reaches the array
+        if name == "_flags":
+            object.__setattr__(self, name, value)
+        else:
+            setattr(self._flags, name, value)
+
+    def __setitem__(self, key, value):
+        self._flags[key] = value
+
     def __getitem__(self, key):
         return True if key.upper() in ("O", "OWNDATA") else self._flags[key]
 
