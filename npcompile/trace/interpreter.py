@@ -570,6 +570,9 @@ class Tracer:
                 method_source = sources.attribute(source, name)
                 return types.MethodType(self.lift(value.__func__, sources.attribute(method_source, "__func__")), obj)
             return self.lift(value, sources.attribute(source, name))
+        method = self.method_from_class(obj, name)
+        if method is not None:
+            return method
         if isinstance(obj, types.ModuleType) and numpy_map.to_numpy(obj) is not obj:
             return self.load_numpy_attr(obj, name)
         if isinstance(obj, ShimArray):
@@ -584,6 +587,21 @@ class Tracer:
                 raise
             return getattr(real, name)   # NumPy the shim lacks: calling it is a graph break
 
+    def method_from_class(self, obj, name):
+        """A method an object made inside the trace finds on its class (``C().apply``),
+        when the class came from outside: the function is lifted from the class (guarded
+        by identity), so rebinding ``C.apply`` or changing its code is a recompile, not a
+        reuse of the old graph. None for anything else."""
+        cls_source = self.source_of.get(id(type(obj)))
+        if cls_source is None or type(obj).__getattribute__ is not object.__getattribute__:
+            return None
+        if name in getattr(obj, "__dict__", ()):
+            return None
+        static = _class_attribute(obj, name)
+        if not isinstance(static, types.FunctionType):
+            return None
+        return types.MethodType(self.lift(static, sources.attribute(cls_source, name)), obj)
+
     def load_numpy_attr(self, shim_module, name):
         """``np.<name>``: the object NumPy's module holds now, guarded by identity (a
         monkeypatched ``np.sum`` is a recompile), then swapped for the shim's. Without
@@ -596,13 +614,53 @@ class Tracer:
         return self.lift(getattr(real, name), sources.attribute(source, name))
 
     def store_attr(self, obj, name, value):
-        if id(obj) in self.source_of:
+        """``obj.name = value`` as CPython runs it. A plain store (into the instance's
+        ``__dict__`` or a slot) to an object from outside is an overlay the trace reads
+        back, replayed on the object after the graph ran; a store that runs code of the
+        class (a property setter, a descriptor's ``__set__``, a ``__setattr__``) runs
+        that code: inlined for an object made inside the trace, for real at a graph
+        break for one from outside (replaying a plain setattr would run it twice, or
+        skip what it does before the trace reads the attribute back). A store to an
+        input array's ``shape``, ``strides`` or ``dtype`` changes the caller's array
+        itself: a graph break, where NumPy runs it on that array."""
+        if isinstance(obj, ShimArray):
+            if id(obj) in self.shim_inputs and name not in _ARRAY_VALUE_ATTRIBUTES:
+                raise GraphBreak(f"setting .{name} of an array from outside the function",
+                                 "it changes the caller's array: NumPy runs it")
+            setattr(obj, name, value)
+            return
+        source = self.source_of.get(id(obj))
+        if source is not None:
+            if not _plain_store(obj, name):
+                raise GraphBreak(f"setting .{name} of a {type(obj).__name__} runs code of its class",
+                                 "it runs as written")
             self.overlay[(id(obj), name)] = value
-            self.side_effects.append(("setattr", self.source_of[id(obj)], name, value))
-        elif isinstance(obj, ShimArray):
+            self.side_effects.append(("setattr", source, name, value))
+            return
+        code = _store_code(obj, name)
+        if code is None:
             setattr(obj, name, value)
         else:
-            setattr(obj, name, value)
+            fn, args = code
+            self.call_now(fn, [*args, value], {})
+
+    def delete_attr(self, obj, name):
+        """``del obj.name``: for real on an object made inside the trace whose class runs
+        no code for it; a graph break for anything from outside (its attribute reads are
+        guarded and its overlay would go stale) or a class with code of its own."""
+        if id(obj) in self.source_of or isinstance(obj, ShimArray) or not _plain_store(obj, name, "__delattr__"):
+            raise GraphBreak(f"deleting the attribute {name} of a {type(obj).__name__}", "it runs as written")
+        delattr(obj, name)
+
+    def set_attribute_directly(self, obj, name, value):
+        """``object.__setattr__(obj, name, value)`` (a class's own ``__setattr__``, a
+        frozen dataclass's ``__init__``): on an object made inside the trace it runs; on
+        one from outside it is a graph break (a replayed setattr would go through the
+        class's ``__setattr__`` again)."""
+        if id(obj) in self.source_of or isinstance(obj, ShimArray):
+            raise GraphBreak(f"object.__setattr__ of a {type(obj).__name__} from outside the function",
+                             "it runs as written")
+        object.__setattr__(obj, name, value)
 
     # ---- values -------------------------------------------------------------------------
     def truth(self, value):
@@ -639,7 +697,22 @@ class Tracer:
     def apply(self, op, *operands):
         if self.opaque:
             self.check_transparent(*operands)
+        if op in _IN_PLACE_METHODS and id(operands[0]) in self.mirrors:
+            return self.apply_in_place(op, *operands)
         return op(*operands)
+
+    def apply_in_place(self, op, left, right):
+        """``lst += x``, ``lst *= n``, ``d |= m`` on the copy of a list or dict from outside:
+        the caller's object is the one CPython changes, so the change is recorded like the
+        containers' own methods (``mutate``). Where the in-place method declines
+        (NotImplemented), CPython falls back to the plain operator, which makes a new object."""
+        method = _IN_PLACE_METHODS[op]
+        if hasattr(type(left), method):
+            result = getattr(left, method)(right)
+            if result is not NotImplemented:
+                self.side_effects.append(("call", self.mirrors[id(left)], method, (right,)))
+                return result
+        return _PLAIN_OPERATORS[op](left, right)
 
     def check_transparent(self, *values):
         """An object from outside guarded by its type alone must not be read through an
@@ -787,6 +860,55 @@ class Tracer:
 
 
 _MISSING = object()
+#: attributes of an array whose store writes its values (into the graph), not its geometry
+_ARRAY_VALUE_ATTRIBUTES = frozenset({"real", "imag", "flat"})
+_IN_PLACE_METHODS = {operator.iadd: "__iadd__", operator.imul: "__imul__", operator.ior: "__ior__",
+                     operator.iand: "__iand__", operator.ixor: "__ixor__", operator.isub: "__isub__"}
+_PLAIN_OPERATORS = {operator.iadd: operator.add, operator.imul: operator.mul, operator.ior: operator.or_,
+                    operator.iand: operator.and_, operator.ixor: operator.xor, operator.isub: operator.sub}
+#: the stores of these classes' instances that run no code beyond the store itself
+_PLAIN_HOOKS = {"__setattr__": (object.__setattr__, type.__setattr__, types.ModuleType.__setattr__),
+                "__delattr__": (object.__delattr__, type.__delattr__, types.ModuleType.__delattr__)}
+
+
+def _class_attribute(obj, name):
+    """What ``name`` is on ``obj``'s class (its MRO's dicts, read without running code)."""
+    for klass in type(obj).__mro__:
+        if name in klass.__dict__:
+            return klass.__dict__[name]
+    return _MISSING
+
+
+def _plain_store(obj, name, hook="__setattr__"):
+    """Whether storing (or deleting) ``obj.name`` only stores into the instance: the class
+    has no ``__setattr__``/``__delattr__`` of its own and ``name`` is no data descriptor on
+    it (a property, a user descriptor) other than a slot; and the instance has somewhere
+    to put it (a ``__dict__``, or that slot)."""
+    if getattr(type(obj), hook) not in _PLAIN_HOOKS[hook]:
+        return False
+    static = _class_attribute(obj, name)
+    if isinstance(static, types.MemberDescriptorType):
+        return True
+    if static is not _MISSING and (hasattr(type(static), "__set__") or hasattr(type(static), "__delete__")):
+        return False
+    return type(obj).__dictoffset__ != 0
+
+
+def _store_code(obj, name):
+    """The user code ``obj.name = value`` runs, as (function, leading arguments), or None
+    when the store runs none of the user's code (a plain store, or native code such as a
+    slot). A ``__setattr__`` of the class comes first, then a data descriptor of ``name``:
+    a property's setter, a descriptor class's ``__set__``."""
+    hook = type(obj).__setattr__
+    if hook not in _PLAIN_HOOKS["__setattr__"]:
+        return (hook, [obj, name]) if is_user_function(hook) else None
+    static = _class_attribute(obj, name)
+    if isinstance(static, property):
+        return (static.fset, [obj]) if is_user_function(static.fset) else None
+    setter = getattr(type(static), "__set__", None)
+    if is_user_function(setter):
+        return setter, [static, obj]
+    return None
 #: builtins that read an object's type (guarded) or go through guarded attribute loads
 _TYPE_ONLY_BUILTINS = {isinstance, issubclass, type, callable, getattr, hasattr, setattr, super}
 
@@ -942,6 +1064,10 @@ def _call_setattr(tracer, args, kwargs):
     tracer.store_attr(*args)
 
 
+def _call_delattr(tracer, args, kwargs):
+    tracer.delete_attr(*args)
+
+
 def _call_map(tracer, args, kwargs):
     fn, *iterables = args
     return iter([tracer.call_now(fn, list(items), {}) for items in zip(*iterables)])
@@ -1003,7 +1129,8 @@ def _call_issubclass(tracer, args, kwargs):
 _SPECIAL_CALLS = {
     float: _call_float, int: _call_int, bool: _call_bool, complex: _call_complex,
     print: _call_print, input: _call_print, open: _call_print,
-    getattr: _call_getattr, hasattr: _call_hasattr, setattr: _call_setattr,
+    getattr: _call_getattr, hasattr: _call_hasattr, setattr: _call_setattr, delattr: _call_delattr,
+    object.__setattr__: lambda t, a, k: t.set_attribute_directly(*a),
     map: _call_map, filter: _call_filter, sorted: _call_sorted, super: _call_super,
     isinstance: _call_isinstance, next: _call_next, type: _call_type, issubclass: _call_issubclass,
     math.floor: lambda t, a, k: _scalar_conversion(math.floor, a, k),

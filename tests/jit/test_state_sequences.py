@@ -396,8 +396,6 @@ def _calls_method(a, fn):
     return _Scaler().apply(a)
 
 
-@pytest.mark.xfail(strict=True, reason="an attribute an instance made inside the trace finds on its class "
-                                       "is not guarded (npcompile/trace/interpreter.py load_attr)")
 @pytest.mark.parametrize("change", ["code", "defaults", "rebound"])
 def test_method_of_a_class_follows_its_changes(change):
     saved = _Scaler.__dict__["apply"]

@@ -184,7 +184,11 @@ def _store_attr(tracer, frame, inst):
 
 @handles("DELETE_ATTR")
 def _delete_attr(tracer, frame, inst):
-    raise GraphBreak("deleting an attribute", "move the `del` out of the compiled function")
+    obj = frame.pop()
+    if runs_for_real(tracer):
+        delattr(obj, inst.argval)
+    else:
+        tracer.delete_attr(obj, inst.argval)
 
 
 @handles("LOAD_ASSERTION_ERROR")
