@@ -565,6 +565,10 @@ class Tracer:
             return written
         source = self.source_of.get(id(obj))
         if source is not None:
+            if any(key[0] == id(obj) for key in self.overlay):
+                computed = self.computed_attribute(obj, name)
+                if computed is not _MISSING:
+                    return computed
             value = getattr(obj, name)
             if isinstance(value, types.MethodType) and value.__self__ is obj:
                 method_source = sources.attribute(source, name)
@@ -586,6 +590,23 @@ class Tracer:
             if real is obj or not isinstance(obj, types.ModuleType):
                 raise
             return getattr(real, name)   # NumPy the shim lacks: calling it is a graph break
+
+    def computed_attribute(self, obj, name):
+        """``obj.name`` of an object from outside that the trace has written to (its real
+        state lags the overlay until the graph ran), where the class computes the
+        attribute: a property's getter or a user descriptor's ``__get__`` is inlined (it
+        reads the overlay); a class's own ``__getattribute__`` is a graph break (the
+        writes are replayed first). _MISSING where reading the real object is right."""
+        if type(obj).__getattribute__ is not object.__getattribute__:
+            raise GraphBreak(f"reading .{name} of a {type(obj).__name__} written to in the trace runs its "
+                             "__getattribute__", "it runs as written")
+        static = _class_attribute(obj, name)
+        if isinstance(static, property) and is_user_function(static.fget):
+            return self.call_now(static.fget, [obj], {})
+        getter = getattr(type(static), "__get__", None)
+        if is_user_function(getter) and (hasattr(type(static), "__set__") or name not in getattr(obj, "__dict__", ())):
+            return self.call_now(getter, [static, obj, type(obj)], {})
+        return _MISSING
 
     def method_from_class(self, obj, name):
         """A method an object made inside the trace finds on its class (``C().apply``),
@@ -708,6 +729,8 @@ class Tracer:
         (NotImplemented), CPython falls back to the plain operator, which makes a new object."""
         method = _IN_PLACE_METHODS[op]
         if hasattr(type(left), method):
+            if method in _COPIES_CONTENTS:
+                right = _snapshot(right)
             result = getattr(left, method)(right)
             if result is not NotImplemented:
                 self.side_effects.append(("call", self.mirrors[id(left)], method, (right,)))
@@ -726,13 +749,25 @@ class Tracer:
                 raise GraphBreak(f"reading the value of a {type(value).__name__} from outside the function",
                                  "its state is not guarded; it runs uncompiled")
 
-    def mutate(self, container, method, args):
+    def mutate(self, container, method, args, kwargs=None):
+        """A method that changes a list, dict or set. On the copy of one from outside it is
+        recorded, to be replayed on the caller's object after the graph ran: what a method
+        copies out of its argument (``extend``, ``update``, ``+=``) is recorded as it is now
+        (a list made later, a generator consumed here), keywords as their own ``update``."""
         source = self.mirrors.get(id(container))
         if source is not None:
-            self.side_effects.append(("call", source, method, tuple(args)))
+            args = tuple(args)
+            if method in _COPIES_CONTENTS and args:
+                args = (_snapshot(args[0]), *args[1:])
+            if kwargs and method != "update":
+                raise GraphBreak(f"{type(container).__name__}.{method} with keywords on one from outside the function",
+                                 "it runs as written")
+            self.side_effects.append(("call", source, method, args))
+            if kwargs:
+                self.side_effects.append(("call", source, method, (dict(kwargs),)))
         elif id(container) in self.source_of:
             raise GraphBreak(f"mutating a {type(container).__name__} from outside the function")
-        return getattr(container, method)(*args)
+        return getattr(container, method)(*args, **(kwargs or {}))
 
     # ---- calls --------------------------------------------------------------------------
     def call(self, fn, args, kwargs):
@@ -836,7 +871,7 @@ class Tracer:
             self.check_transparent(bound_self, *args, *kwargs.values())
         if isinstance(fn, _C_METHODS) and bound_self is not None and \
                 fn.__name__ in _MUTATING_METHODS and isinstance(bound_self, (list, dict, set)):
-            return self.mutate(bound_self, fn.__name__, args)
+            return self.mutate(bound_self, fn.__name__, args, kwargs)
         special = _SPECIAL_CALLS.get(fn) if _hashable(fn) else None
         if special is not None:
             return special(self, args, kwargs)
@@ -866,6 +901,21 @@ _IN_PLACE_METHODS = {operator.iadd: "__iadd__", operator.imul: "__imul__", opera
                      operator.iand: "__iand__", operator.ixor: "__ixor__", operator.isub: "__isub__"}
 _PLAIN_OPERATORS = {operator.iadd: operator.add, operator.imul: operator.mul, operator.ior: operator.or_,
                     operator.iand: operator.and_, operator.ixor: operator.xor, operator.isub: operator.sub}
+#: container methods that copy their first argument's contents in (not the argument itself)
+_COPIES_CONTENTS = frozenset({"extend", "update", "__iadd__", "__ior__", "__iand__", "__ixor__", "__isub__"})
+
+
+def _snapshot(value):
+    """The contents ``value`` gives a method that copies them, as they are now: a mapping
+    as a dict, another iterable as a list (a generator is consumed once, here). Immutable
+    values, and what is not iterable (the method raises as CPython's does), stay as they are."""
+    if isinstance(value, (tuple, str, bytes, range, frozenset)) or not hasattr(type(value), "__iter__"):
+        return value
+    if hasattr(type(value), "keys"):
+        return dict(value)
+    return list(value)
+
+
 #: the stores of these classes' instances that run no code beyond the store itself
 _PLAIN_HOOKS = {"__setattr__": (object.__setattr__, type.__setattr__, types.ModuleType.__setattr__),
                 "__delattr__": (object.__delattr__, type.__delattr__, types.ModuleType.__delattr__)}

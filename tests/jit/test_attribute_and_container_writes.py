@@ -258,6 +258,47 @@ def delete_slice(lst, a):
     return a + len(lst)
 
 
+def list_iadd_generator(lst, a):
+    lst += (x * 2 for x in [1, 2])
+    return a + len(lst)
+
+
+def list_extend_map(lst, a):
+    lst.extend(map(abs, [-1, -2]))
+    return a + len(lst)
+
+
+def list_iadd_then_change_operand(lst, a):
+    x = [1]
+    lst += x
+    x.append(5)
+    return a + len(lst)
+
+
+def list_extend_then_change_operand(lst, a):
+    x = [1]
+    lst.extend(x)
+    x.append(5)
+    return a + len(lst)
+
+
+def dict_update_then_change_operand(d, a):
+    x = {"b": 1}
+    d.update(x)
+    x["c"] = 2
+    return a + len(d)
+
+
+def dict_update_keywords(d, a):
+    d.update({"y": 1}, z=3)
+    return a + len(d)
+
+
+def list_sort_keywords(lst, a):
+    lst.sort(reverse=True)
+    return a + lst[0]
+
+
 def property_setter(o, a):
     o.v = a
     o.v += 1
@@ -322,6 +363,16 @@ def frozen_new_object(a):
     return Frozen(a).x + 1
 
 
+def plain_store_then_property(o, a):
+    o._v = a + 1
+    return o.v * 2
+
+
+def plain_store_then_descriptor(o, a):
+    o._w = a
+    return o.w + 1
+
+
 def plain_store_then_read(o, a):
     o.b = a * 2
     o.c = o.b + 1
@@ -360,6 +411,13 @@ CASES = [
     (deque_iadd, lambda: [collections.deque([1]), np.arange(2.)]),
     (delete_items, lambda: [[1, 2, 3], {"a": 1, "b": 2}, np.arange(2.)]),
     (delete_slice, lambda: [[1, 2, 3, 4], np.arange(2.)]),
+    (list_iadd_generator, lambda: [[0], np.arange(2.)]),
+    (list_extend_map, lambda: [[0], np.arange(2.)]),
+    (list_iadd_then_change_operand, lambda: [[0], np.arange(2.)]),
+    (list_extend_then_change_operand, lambda: [[0], np.arange(2.)]),
+    (dict_update_then_change_operand, lambda: [{"a": 0}, np.arange(2.)]),
+    (dict_update_keywords, lambda: [{"a": 0}, np.arange(2.)]),
+    (list_sort_keywords, lambda: [[1, 3, 2], np.arange(2.)]),
     (property_setter, lambda: [Scaled(), np.arange(2.)]),
     (property_setter_of_new_object, lambda: [np.arange(2.)]),
     (property_without_setter, lambda: [ReadOnly(), np.arange(2.)]),
@@ -372,8 +430,16 @@ CASES = [
     (slot_store_unknown, lambda: [Slotted(0), np.arange(2.)]),
     (frozen_store, lambda: [Frozen(0.), np.arange(2.)]),
     (frozen_new_object, lambda: [np.arange(2.)]),
+    (plain_store_then_property, lambda: [Scaled(), np.arange(2.)]),
+    (plain_store_then_descriptor, lambda: [_with_w(), np.arange(2.)]),
     (plain_store_then_read, lambda: [Plain(), np.arange(2.)]),
 ]
+
+
+def _with_w():
+    o = WithDescriptor()
+    o.w = np.ones(2)
+    return o
 
 
 # ---- comparing with CPython -------------------------------------------------------------
