@@ -144,6 +144,32 @@ def set_writeable(a):
     return a + 1
 
 
+def set_writeable_by_key(a):
+    a.flags["W"] = False
+    return a * 2
+
+
+def set_writeable_by_setflags(a):
+    a.setflags(write=False)
+    return a - 1
+
+
+def set_strides(a):
+    a.shape = (2, 3)
+    a.strides = (8, 16)
+    return a.sum(axis=0)
+
+
+def delete_shape(a):
+    del a.shape
+    return a
+
+
+def list_attribute_iadd(o, a):
+    o.items += [a]
+    return a + len(o.items)
+
+
 def delete_attribute(o, a):
     del o.y
     return a + 1
@@ -389,6 +415,11 @@ CASES = [
     (set_shape_of_view, lambda: [np.arange(6.)]),
     (set_dtype, lambda: [np.arange(4.)]),
     (set_writeable, lambda: [np.arange(3.)]),
+    (set_writeable_by_key, lambda: [np.arange(3.)]),
+    (set_writeable_by_setflags, lambda: [np.arange(3.)]),
+    (set_strides, lambda: [np.arange(6.)]),
+    (delete_shape, lambda: [np.arange(6.)]),
+    (list_attribute_iadd, lambda: [Plain(items=[1]), np.arange(2.)]),
     (delete_attribute, lambda: [Plain(y=1), np.arange(2.)]),
     (delete_missing_attribute, lambda: [Plain(y=1), np.arange(2.)]),
     (delattr_builtin, lambda: [Plain(y=1, k=2), np.arange(2.)]),
