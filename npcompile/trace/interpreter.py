@@ -666,22 +666,34 @@ class Tracer:
             self.call_now(fn, [*args, value], {})
 
     def delete_attr(self, obj, name):
-        """``del obj.name``: for real on an object made inside the trace whose class runs
-        no code for it; a graph break for anything from outside (its attribute reads are
-        guarded and its overlay would go stale) or a class with code of its own."""
-        if id(obj) in self.source_of or isinstance(obj, ShimArray) or not _plain_store(obj, name, "__delattr__"):
-            raise GraphBreak(f"deleting the attribute {name} of a {type(obj).__name__}", "it runs as written")
-        delattr(obj, name)
+        """``del obj.name``: on an object made inside the trace, for real, or through its
+        class's ``__delattr__`` inlined; a graph break for anything from outside (its
+        attribute reads are guarded and its overlay would go stale) or where the class
+        runs other code for it (a property's deleter, a native ``__delattr__``)."""
+        if id(obj) in self.source_of or isinstance(obj, ShimArray):
+            raise GraphBreak(f"deleting the attribute {name} of a {type(obj).__name__} from outside the function",
+                             "it runs as written")
+        hook = type(obj).__delattr__
+        if hook not in _PLAIN_HOOKS["__delattr__"] and is_user_function(hook):
+            self.call_now(hook, [obj, name], {})
+        elif _plain_store(obj, name, "__delattr__"):
+            delattr(obj, name)
+        else:
+            raise GraphBreak(f"deleting the attribute {name} of a {type(obj).__name__} runs code of its class",
+                             "it runs as written")
 
-    def set_attribute_directly(self, obj, name, value):
+    def set_attribute_directly(self, obj, name, value, delete=False):
         """``object.__setattr__(obj, name, value)`` (a class's own ``__setattr__``, a
-        frozen dataclass's ``__init__``): on an object made inside the trace it runs; on
-        one from outside it is a graph break (a replayed setattr would go through the
-        class's ``__setattr__`` again)."""
+        frozen dataclass's ``__init__``) and ``object.__delattr__(obj, name)``: on an
+        object made inside the trace it runs; on one from outside it is a graph break (a
+        replayed setattr would go through the class's ``__setattr__`` again)."""
         if id(obj) in self.source_of or isinstance(obj, ShimArray):
             raise GraphBreak(f"object.__setattr__ of a {type(obj).__name__} from outside the function",
                              "it runs as written")
-        object.__setattr__(obj, name, value)
+        if delete:
+            object.__delattr__(obj, name)
+        else:
+            object.__setattr__(obj, name, value)
 
     # ---- values -------------------------------------------------------------------------
     def truth(self, value):
@@ -1181,6 +1193,7 @@ _SPECIAL_CALLS = {
     print: _call_print, input: _call_print, open: _call_print,
     getattr: _call_getattr, hasattr: _call_hasattr, setattr: _call_setattr, delattr: _call_delattr,
     object.__setattr__: lambda t, a, k: t.set_attribute_directly(*a),
+    object.__delattr__: lambda t, a, k: t.set_attribute_directly(*a, None, delete=True),
     map: _call_map, filter: _call_filter, sorted: _call_sorted, super: _call_super,
     isinstance: _call_isinstance, next: _call_next, type: _call_type, issubclass: _call_issubclass,
     math.floor: lambda t, a, k: _scalar_conversion(math.floor, a, k),

@@ -196,6 +196,12 @@ def delete_through_user_delattr(o, a):
     return a + len(o.log)
 
 
+def delete_through_user_delattr_of_new_object(a):
+    o = Logged()
+    del o.y
+    return a + len(o.log), hasattr(o, "y")
+
+
 def list_iadd(lst, a):
     lst += [a * 2]
     return a + len(lst)
@@ -425,6 +431,7 @@ CASES = [
     (delattr_builtin, lambda: [Plain(y=1, k=2), np.arange(2.)]),
     (delete_attribute_of_new_object, lambda: [np.arange(2.)]),
     (delete_through_user_delattr, lambda: [Logged(), np.arange(2.)]),
+    (delete_through_user_delattr_of_new_object, lambda: [np.arange(2.)]),
     (list_iadd, lambda: [[np.zeros(2)], np.arange(2.)]),
     (list_iadd_tuple, lambda: [[0], np.arange(2.)]),
     (list_iadd_bad, lambda: [[0], np.arange(2.)]),
@@ -534,7 +541,8 @@ def test_cases_write():
     assert not quiet, quiet
 
 
-_NO_INPUT_CHANGE = {"set_shape_of_computed", "set_shape_of_view", "delete_attribute_of_new_object",
+_NO_INPUT_CHANGE = {"set_shape_of_computed", "delete_through_user_delattr_of_new_object",
+                    "set_shape_of_view", "delete_attribute_of_new_object",
                     "property_setter_of_new_object", "custom_setattr_of_new_object",
                     "user_descriptor_of_new_object", "frozen_new_object"}
 
