@@ -771,6 +771,8 @@ class Tracer:
             args = tuple(args)
             if method in _COPIES_CONTENTS and args:
                 args = (_snapshot(args[0]), *args[1:])
+            elif method == "__setitem__" and isinstance(args[0], slice):   # lst[i:j] = items copies them in
+                args = (args[0], _snapshot(args[1]))
             if kwargs and method != "update":
                 raise GraphBreak(f"{type(container).__name__}.{method} with keywords on one from outside the function",
                                  "it runs as written")

@@ -321,6 +321,18 @@ def dict_update_then_change_operand(d, a):
     return a + len(d)
 
 
+def slice_store_then_change_operand(lst, a):
+    x = [7, 8]
+    lst[0:1] = x
+    x.append(9)
+    return a + len(lst)
+
+
+def slice_store_generator(lst, a):
+    lst[:] = (v + 1 for v in [1, 2, 3])
+    return a + len(lst)
+
+
 def dict_update_keywords(d, a):
     d.update({"y": 1}, z=3)
     return a + len(d)
@@ -454,6 +466,8 @@ CASES = [
     (list_iadd_then_change_operand, lambda: [[0], np.arange(2.)]),
     (list_extend_then_change_operand, lambda: [[0], np.arange(2.)]),
     (dict_update_then_change_operand, lambda: [{"a": 0}, np.arange(2.)]),
+    (slice_store_then_change_operand, lambda: [[0, 1], np.arange(2.)]),
+    (slice_store_generator, lambda: [[0, 1], np.arange(2.)]),
     (dict_update_keywords, lambda: [{"a": 0}, np.arange(2.)]),
     (list_sort_keywords, lambda: [[1, 3, 2], np.arange(2.)]),
     (property_setter, lambda: [Scaled(), np.arange(2.)]),
