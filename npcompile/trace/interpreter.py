@@ -688,8 +688,8 @@ class Tracer:
         object made inside the trace it runs; on one from outside it is a graph break (a
         replayed setattr would go through the class's ``__setattr__`` again)."""
         if id(obj) in self.source_of or isinstance(obj, ShimArray):
-            raise GraphBreak(f"object.__setattr__ of a {type(obj).__name__} from outside the function",
-                             "it runs as written")
+            raise GraphBreak(f"object.__{'delattr' if delete else 'setattr'}__ of a {type(obj).__name__} from "
+                             "outside the function", "it runs as written")
         if delete:
             object.__delattr__(obj, name)
         else:
@@ -973,6 +973,8 @@ def _store_code(obj, name):
     if is_user_function(setter):
         return setter, [static, obj]
     return None
+
+
 #: builtins that read an object's type (guarded) or go through guarded attribute loads
 _TYPE_ONLY_BUILTINS = {isinstance, issubclass, type, callable, getattr, hasattr, setattr, super}
 
