@@ -70,10 +70,22 @@ _SUMS = ("sum", "add.reduce", "mean")
 
 
 def _reduction_atol(name, a):
-    """The error bound for the sums and products in REDUCTIONS (over n for mean), else 0."""
+    """The error bound for the sums, products and std in REDUCTIONS (over n for mean), else 0."""
     if name == "prod":
         return prod_error_bound(a)
+    if name == "std":
+        # the mean's rounding error enters every deviation: a constant array's std is
+        # NumPy's rounding error alone (ci-random: twelve 1.897e-96 give NumPy 4.2e-112,
+        # the shim 0.0), which no relative tolerance can compare
+        return 2 * sum_error_bound(a) / a.size
     return 0.0 if name not in _SUMS else sum_error_bound(a) / (a.size if name == "mean" else 1)
+
+
+def test_std_of_a_constant_array_is_within_the_means_rounding():
+    """ci-random counterexample (HYPOTHESIS_SEED=943988881)."""
+    a = numpy.full((3, 4), 1.89721922e-96)
+    check_exact(REDUCTIONS["std"], a, atol=_reduction_atol("std", a))
+    assert float(shim.to_numpy(shim.asarray(a).std())) <= _reduction_atol("std", a)
 
 
 def test_float32_product_through_subnormals():
