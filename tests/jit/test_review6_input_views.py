@@ -2,57 +2,13 @@
 npcompile.jit (eager and/or inductor backends) with real NumPy running the same function
 on an identical copy of the inputs. Found at /work/main f8b3f61 (git archive snapshot);
 rerun at HEAD 07ae0c3."""
-import copy
 import io
-import warnings
 
 import numpy as np
 import pytest
 
 import npcompile
-
-
-def _run(fn, args):
-    args = copy.deepcopy(args)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return fn(*args), None, args
-        except Exception as exc:  # noqa: BLE001 - compared by class
-            return None, type(exc), args
-
-
-def _assert_same(expected, actual, path="result"):
-    assert type(actual) is type(expected), f"{path}: {type(actual)} != NumPy's {type(expected)}"
-    if isinstance(expected, np.ndarray):
-        assert actual.dtype == expected.dtype, path
-        assert actual.shape == expected.shape, f"{path}: shape {actual.shape} != NumPy's {expected.shape}"
-        np.testing.assert_array_equal(actual, expected, err_msg=path)
-    elif isinstance(expected, (list, tuple)):
-        assert len(actual) == len(expected), path
-        for i, (e, a) in enumerate(zip(expected, actual)):
-            _assert_same(e, a, f"{path}[{i}]")
-    elif isinstance(expected, dict):
-        assert actual.keys() == expected.keys(), path
-        for k in expected:
-            _assert_same(expected[k], actual[k], f"{path}[{k!r}]")
-    else:
-        assert actual == expected, f"{path}: {actual!r} != NumPy's {expected!r}"
-
-
-def check(fn, *args, backend):
-    """fn jitted returns NumPy's result (type, dtype, shape, values) or exception class,
-    and leaves every input as NumPy leaves it (shape and values)."""
-    expected, exp_exc, exp_args = _run(fn, args)
-    actual, act_exc, act_args = _run(npcompile.jit(fn, backend=backend), args)
-    assert act_exc is exp_exc, f"exception {act_exc} != NumPy's {exp_exc}"
-    if exp_exc is None:
-        _assert_same(expected, actual)
-    _assert_same(exp_args, act_args, "inputs")
-    return actual, act_args
-
-
-BACKENDS = ["eager", "inductor"]
+from tests.jit.review6_support import BACKENDS, check
 
 
 # 2. a[0, ...] (integer index plus Ellipsis) is a 0-d ndarray *view* in NumPy; jitted
