@@ -14,6 +14,7 @@ import torch
 
 from . import _dtypes, _layout, _writeable
 from ._errors import UnsupportedError
+from ._numpy_version import NO_IMAGINARY_PART
 
 __all__ = ["ndarray"]
 
@@ -132,7 +133,7 @@ class ndarray:
     @imag.setter
     def imag(self, value):
         if not self._t.is_complex():
-            raise TypeError("array does not have imaginary part to set")
+            raise TypeError(NO_IMAGINARY_PART)
         self.imag[...] = value
 
     # ---- conversions --------------------------------------------------------------

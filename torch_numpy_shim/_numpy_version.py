@@ -21,3 +21,7 @@ def release(version):
 
 #: whether the installed NumPy is 2.5 or later
 NUMPY_2_5 = release(numpy.__version__) >= (2, 5)
+
+#: NumPy's TypeError for setting ``.imag`` of a real array (its C getset; 2.5 reworded it)
+NO_IMAGINARY_PART = ("Cannot set imaginary part of non-complex array." if NUMPY_2_5
+                     else "array does not have imaginary part to set")

@@ -24,7 +24,7 @@ from ._coerce import asarray, cast_tensor, numpy_target, writes_numpy
 from ._errors import ComplexWarning, UFuncInputCastingError, UFuncOutputCastingError, UnsupportedError
 from ._ndarray import ndarray
 from ._normalize import NO_VALUE, normalize_axis, normalize_axis_tuple, where_mask
-from ._numpy_version import NUMPY_2_5
+from ._numpy_version import NO_IMAGINARY_PART, NUMPY_2_5
 from ._promotion import PY_SCALARS
 
 __all__ = ["ufunc"]
@@ -945,7 +945,7 @@ def around(a, decimals=0, out=None):
         result = arr.copy() if out is None else out
         _round_into(arr.real, decimals, result.real)
         if result.dtype.kind != "c":   # NumPy rounds the real part into out, then finds no out.imag
-            raise TypeError("array does not have imaginary part to set")
+            raise TypeError(NO_IMAGINARY_PART)
         _round_into(arr.imag, decimals, result.imag)
         if out is None and result.ndim == 0:
             result._scalar = True
