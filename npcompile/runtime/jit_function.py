@@ -228,9 +228,7 @@ class JitFunction(Jitted):
             diagnostics.log_once("recompiles", (self.fn, reason, self.fn.__code__), "recompiling %s: %s",
                                  self.fn.__qualname__, reason)
             diagnostics.notify("recompile", self, reason)
-            if self._native:
-                self._native.clear()
-            self._adopt_code()
+            self._adopt_code()   # a fresh list of native kernels for the new code
 
     def __get__(self, obj, objtype=None):
         return self if obj is None else types.MethodType(self, obj)
