@@ -12,11 +12,11 @@ by replaying the same steps on the caller's NumPy array, which gives NumPy's ver
 is one only where torch could view the input, and then NumPy's reshape views it too.
 Outputs whose steps depend on symbolic sizes, or pass through other views (``expand``,
 ``as_strided``), keep the graph's value. The table of steps is the trace's
-(``trace.outputs.view_chain``), which builds views of computed arrays the same way.
+(``trace.view_steps.view_chain``), which builds views of computed arrays the same way.
 """
 import re
 
-from ..trace.outputs import replay, view_chain
+from ..trace.view_steps import replay, view_chain
 from .read_only import replace_conversions
 
 __all__ = ["replay", "replay_steps", "mark_replays"]

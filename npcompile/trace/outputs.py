@@ -8,11 +8,11 @@ to NumPy's exact types, replays the side effects in program order and builds the
 
 An array that NumPy would hand back as a view of another array the segment computed
 (``u[::-1]``, ``u[None]``, ``u.T`` of ``u = a + 1``, returned or held by a frame at a
-break) is built as that view of the other's NumPy array (``replay``), not converted
-from its own tensor: torch has no negative strides, so the graph's ``u[::-1]`` is a
-copy, and a write through it after the break, or into a returned one, would miss ``u``.
-The steps are read from the graph the trace is recording (``view_chain``), the same
-table ``runtime.view_replay`` replays on the caller's inputs.
+break) is built as that view of the other's NumPy array (``view_steps.replay``), not
+converted from its own tensor: torch has no negative strides, so the graph's ``u[::-1]``
+is a copy, and a write through it after the break, or into a returned one, would miss
+``u``. The steps are read from the graph the trace is recording (``view_steps``), the
+same table ``runtime.view_replay`` replays on the caller's inputs.
 """
 import builtins
 import dataclasses
@@ -27,7 +27,7 @@ from torch_numpy_shim._graph_warnings import warn_now
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from ..errors import GraphBreak, RerunUncompiled
-from . import held_inputs, liveness, loops, numpy_map, real, scalars
+from . import held_inputs, liveness, loops, numpy_map, real, scalars, view_steps
 from .frame import NO_VALUE, NULL, Frame, Resume
 from .resident import DeviceArray
 
@@ -147,7 +147,7 @@ class _Encoder:
         view = self.computed_view(value)
         if view is not None:   # NumPy's view of the base's array: no graph output of its own
             base = self.array(view[0])
-            name = self.name(value, f"{self.p.const(replay)}({base}, {self.p.const(view[1])})")
+            name = self.name(value, f"{self.p.const(view_steps.replay)}({base}, {self.p.const(view[1])})")
         else:
             # a broadcast_arrays result stays writeable (the _view converter would make a
             # view overlapping itself read-only, as broadcast_to's) and warns on a write
@@ -169,7 +169,7 @@ class _Encoder:
             if self.numpy_program and not value._scalar and not value._warn_on_write:
                 root = _view_root(value)
                 if root is not None and id(root) not in self.end.shim_inputs and not root._scalar:
-                    steps = _steps_between(value._t, root._t)
+                    steps = view_steps.steps_between(value._t, root._t)
                     found = None if steps is None else (root, steps)
             self.views[id(value)] = found
         return self.views[id(value)]
@@ -463,122 +463,6 @@ def to_numpy_object(value):
     return numpy_map.to_numpy(value)
 
 
-# ---- views: the graph's view ops as the NumPy views they stand for --------------------------
-
-_aten = torch.ops.aten
-
-
-def _index(dim, key):
-    return (slice(None),) * dim + (key,)
-
-
-def _slice(a, dim=0, start=None, end=None, step=1):
-    return a[_index(dim, slice(start, end, step))]
-
-
-def _squeeze(a, dims=None):
-    if dims is None:
-        return a.squeeze()
-    dims = (dims,) if isinstance(dims, int) else tuple(dims)
-    return a.squeeze(tuple(d % a.ndim for d in dims if a.shape[d] == 1))
-
-
-def _diagonal(a, offset=0, dim1=0, dim2=1):
-    """A writeable diagonal view of a writeable ``a``: ``np.einsum('ii->i', a)`` is one, and
-    the output plan marks ``np.diagonal``'s read-only (the shim knows which it was)."""
-    view = a.diagonal(offset, dim1, dim2)
-    if a.flags.writeable:
-        view.flags.writeable = True
-    return view
-
-
-#: aten op -> the NumPy view it is (the first argument is the array); ``flip`` is a copy in
-#: torch (no negative strides) and a view in NumPy
-_STEPS = {
-    _aten.flip.default: lambda a, dims: a[tuple(slice(None, None, -1) if d in {x % a.ndim for x in dims}
-                                                else slice(None) for d in range(a.ndim))],
-    _aten.slice.Tensor: _slice,
-    _aten.select.int: lambda a, dim, index: a[_index(dim, index) + (Ellipsis,)],   # a 0-d view, not a scalar
-    _aten.permute.default: lambda a, dims: a.transpose(dims),
-    _aten.transpose.int: lambda a, d0, d1: a.swapaxes(d0, d1),
-    _aten.t.default: lambda a: a.T,
-    _aten.unsqueeze.default: lambda a, dim: a[_index(dim % (a.ndim + 1), None)],
-    _aten.squeeze.default: _squeeze,
-    _aten.squeeze.dim: _squeeze,
-    _aten.squeeze.dims: _squeeze,
-    _aten.diagonal.default: _diagonal,
-    _aten.view.default: lambda a, shape: a.reshape(shape),
-    _aten.alias.default: lambda a: a.view(),   # a[...]: a new view, not the array itself
-    _aten.detach.default: lambda a: a.view(),
-}
-
-
-def _numpy_dtype(dtype):
-    try:
-        return numpy.dtype(str(dtype).removeprefix("torch."))
-    except TypeError:
-        return None
-
-
-def _view_as(a, dtype):
-    return a if a.dtype == dtype else a.view(dtype)
-
-
-def _constant(value):
-    if isinstance(value, (list, tuple)):
-        return all(_constant(v) for v in value)
-    return isinstance(value, (int, bool, type(None)))
-
-
-def _returns_its_input(target):
-    schema = getattr(target, "_schema", None)
-    if schema is None or len(schema.returns) != 1 or not schema.arguments:
-        return False
-    returned, first = schema.returns[0].alias_info, schema.arguments[0].alias_info
-    return returned is not None and first is not None and first.is_write and \
-        set(returned.before_set) == set(first.before_set)
-
-
-def _written_node(node):
-    """``node``, or the value an in-place op on it (``copy_``, ``add_``) wrote into."""
-    while node.op == "call_function" and _returns_its_input(node.target):
-        node = node.args[0]
-    return node
-
-
-def view_chain(node, is_base):
-    """(base node, steps) if ``node`` is a view of a node ``is_base`` accepts, reached
-    through constant-argument views NumPy also makes (steps: (function, args), first to
-    last, at least one a new view), else None. An in-place op on the way is its input
-    after the write; a dtype view (``uint16`` moves as ``int16``) keeps the bits."""
-    steps = []
-    while not is_base(node := _written_node(node)):
-        if node.op != "call_function":
-            return None
-        if node.target is _aten.view.dtype:
-            dtype = _numpy_dtype(node.args[1])
-            if dtype is None:
-                return None
-            steps.append((_view_as, (dtype,), False))
-            node = node.args[0]
-            continue
-        step = _STEPS.get(node.target)
-        if step is None or node.kwargs or not _constant(node.args[1:]):
-            return None
-        steps.append((step, tuple(node.args[1:]), True))
-        node = node.args[0]
-    if not any(new for _, _, new in steps):
-        return None
-    return node, [(step, args) for step, args, _ in reversed(steps)]
-
-
-def replay(base, steps):
-    """The NumPy view ``steps`` (``view_chain``'s) make of ``base``."""
-    for step, args in steps:
-        base = step(base, *args)
-    return base
-
-
 def _view_root(value):
     """The shim array whose memory ``value`` views (through views and reversed copies,
     which the shim keeps in step with their source), or None if it owns its memory."""
@@ -590,22 +474,3 @@ def _view_root(value):
             break
         root = value = above
     return root
-
-
-def _traced_node(tensor):
-    """The node of the graph being recorded that computed ``tensor``, or None."""
-    from torch.fx.experimental.proxy_tensor import get_proxy_mode, get_proxy_slot
-    mode = get_proxy_mode()
-    slot = None if mode is None else get_proxy_slot(tensor, mode.tracer, None)
-    return None if slot is None else slot.proxy.node
-
-
-def _steps_between(tensor, base):
-    """``view_chain``'s steps from tensor ``base`` to ``tensor`` in the graph being
-    recorded, or None."""
-    node, base_node = _traced_node(tensor), _traced_node(base)
-    if node is None or base_node is None:
-        return None
-    base_node = _written_node(base_node)
-    found = view_chain(node, lambda n: n is base_node)
-    return None if found is None else found[1]
