@@ -75,6 +75,11 @@ inline_depth_limit = 64
 #: graphs ("auto" measures once per process which is faster; see passes/host_blas.py).
 host_blas = "auto"
 
+#: Whether a graph with large products, called on several threads while NumPy's BLAS has
+#: several, measures its first calls both ways (products on NumPy's BLAS with its kernels
+#: on one thread, or as host_blas calibrated) and keeps the faster (npcompile/route_trials.py).
+route_trials = True
+
 #: Whether a compiled entry's first calls alternate with the function run as written, and
 #: the entry runs as written from then on when NumPy was faster (runtime/speed_trials.py).
 speed_trials = True

@@ -173,13 +173,38 @@ def runnable_tasks(path="/proc/loadavg"):
         return None
 
 
+def our_running_threads(tasks="/proc/self/task"):
+    """This process's threads in state R (running or waiting for a CPU), 0 where Linux
+    does not say. Which of them are ours matters: OpenBLAS's workers spin (runnable) for
+    ~0.1 s after a product they split and libgomp's after a parallel loop, and counted as
+    other load they made a quiet machine look busy (mlp_forward's 2-thread calls fell to
+    one thread, 4.4 -> 8.8 ms a call, after its own NumPy products)."""
+    count = 0
+    try:
+        names = os.listdir(tasks)
+    except OSError:
+        return 0
+    for name in names:
+        try:
+            with open(f"{tasks}/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        end = stat.rfind(b")")
+        if stat[end + 2:end + 3] == b"R":
+            count += 1
+    return count
+
+
 class ContentionMonitor:
     """Cores no other task wants, read at most every ``ttl`` seconds. The calling thread
     is one of the runnable tasks, and so may be the OpenMP workers of our last parallel
-    call (they spin a while after it): ``ours`` threads are not counted as others."""
+    call and OpenBLAS's after a product (they spin a while after it): this process's
+    runnable threads (``read_ours``), and at least ``ours``, are not counted as others."""
 
-    def __init__(self, ttl=CONTENTION_TTL_SECONDS, read=runnable_tasks, clock=time.monotonic, cpus=None):
-        self.ttl, self.read, self.clock = ttl, read, clock
+    def __init__(self, ttl=CONTENTION_TTL_SECONDS, read=runnable_tasks, clock=time.monotonic, cpus=None,
+                 read_ours=our_running_threads):
+        self.ttl, self.read, self.clock, self.read_ours = ttl, read, clock, read_ours
         self.cpus = cpus or os.cpu_count() or 1
         self.ours = 1                       # threads of our last call (set by ThreadsFor)
         self._until, self._free = -1.0, self.cpus
@@ -188,7 +213,7 @@ class ContentionMonitor:
         now = self.clock()
         if now >= self._until:
             running = self.read()
-            others = 0 if running is None else max(0, running - self.ours)
+            others = 0 if running is None else max(0, running - max(self.ours, self.read_ours()))
             self._free = max(1, self.cpus - others)
             self._until = now + self.ttl
         return self._free
@@ -321,12 +346,14 @@ class ThreadsFor:
     ``work_estimate``), restoring the calling thread's count afterwards (untouched when
     it is already right). ``boxed`` is the list-taking form when ``fn`` is a
     ``CompiledGraph`` (whose ``boxed`` it wraps), else None: any other callable is called
-    with its arguments."""
+    with its arguments. ``route``: a graph with products OpenBLAS splits runs its
+    multi-threaded calls through it (``npcompile.route_trials``)."""
 
-    __slots__ = ("fn", "work", "scale", "inner_boxed", "boxed")
+    __slots__ = ("fn", "work", "scale", "route", "inner_boxed", "boxed")
 
-    def __init__(self, fn, work=0, scale=1.0):
+    def __init__(self, fn, work=0, scale=1.0, route=None):
         self.fn, self.work, self.scale = fn, work, scale
+        self.route = route   # a route_trials.RouteTrial for a graph with split products, or None
         self.inner_boxed = fn.boxed if isinstance(fn, CompiledGraph) else None
         self.boxed = self._boxed if self.inner_boxed is not None else None
 
@@ -345,6 +372,8 @@ class ThreadsFor:
             return fn(*args) if spread else fn(args)
         work = self.work if self.scale is None else self.work + self.scale * tensor_bytes(args)
         wanted = contention.ours = threads_for(work, current)
+        if self.route is not None and wanted > 1:
+            return self.route.run((lambda: fn(*args)) if spread else (lambda: fn(args)), wanted, current)
         if wanted == current:
             return fn(*args) if spread else fn(args)
         token = thread_count.use(wanted, current)

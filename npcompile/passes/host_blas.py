@@ -44,6 +44,7 @@ OpenBLAS has more threads than torch's count for the call (one thread on busy co
 cores the thread policy kept free.
 """
 import functools
+import threading
 import time
 
 import numpy as np
@@ -156,6 +157,9 @@ def numpy_is_faster(dtype, kind):
         kind = "narrow" if kind else "square"
     mode = config.host_blas
     if mode == "auto":
+        forced = getattr(_FORCED, "split", None)
+        if forced is not None and kind in _SPLIT_KINDS:
+            return forced
         threads, blas_threads = torch.get_num_threads(), numpy_blas_threads()
         if kind in _SPLIT_KINDS and blas_threads is not None and blas_threads > threads:
             return False   # OpenBLAS would take more cores than the call was given (``_measure``)
@@ -163,6 +167,34 @@ def numpy_is_faster(dtype, kind):
     if mode not in ("numpy", "torch"):
         raise ValueError(f"npcompile.config.host_blas must be 'auto', 'numpy' or 'torch', not {mode!r}")
     return mode == "numpy"
+
+
+#: The calling thread's forced route for products of the kinds OpenBLAS splits (``None``:
+#: calibrated), set around a graph's call by ``npcompile.route_trials``.
+_FORCED = threading.local()
+
+
+def force_split_route(numpy):
+    """Route the calling thread's products of the split kinds to NumPy (True), to torch
+    (False) or as calibrated (None) until the next call; returns the setting before."""
+    previous = getattr(_FORCED, "split", None)
+    _FORCED.split = numpy
+    return previous
+
+
+def split_products(gm):
+    """Whether the captured graph ``gm`` has products that ``"auto"`` routes per call and
+    OpenBLAS splits over its threads (kinds "square" and "narrow"): the graphs whose
+    route ``npcompile.route_trials`` measures."""
+    if config.host_blas != "auto" or not config.route_trials:
+        return False
+    for node in gm.graph.nodes:
+        if node.op == "call_function" and node.target in _PRODUCTS and _rewritable(node):
+            value = node.meta["val"]
+            a = node.args[_PRODUCTS[node.target]].meta["val"]
+            if product_kind(value.shape, a.shape[-1]) in _SPLIT_KINDS:
+                return True
+    return False
 
 
 @functools.cache

@@ -12,9 +12,10 @@ import re
 import numpy
 import torch
 
-from .. import threads
+from .. import route_trials, threads
 from ..backends import CompiledGraph
 from ..errors import BackendFailed, RerunUncompiled
+from ..passes import host_blas
 from ..trace.resident import DeviceArray
 from . import devices, failures, layouts, read_only, state_reads, view_replay, warning_filters
 from .graph_effects import GraphEffects
@@ -215,7 +216,8 @@ def with_thread_policy(compiled, gm, device):
     if device.type != "cpu" or isinstance(compiled, CompiledGraph) and compiled.single_threaded:
         return compiled
     threads.parallel_threshold_bytes()   # measured once per process: charged to the compile, not a call
-    return threads.ThreadsFor(compiled, *threads.work_estimate(gm))
+    route = route_trials.RouteTrial() if host_blas.split_products(gm) else None
+    return threads.ThreadsFor(compiled, *threads.work_estimate(gm), route=route)
 
 
 def _boxed_form(call):

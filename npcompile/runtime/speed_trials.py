@@ -30,7 +30,9 @@ counted calls as written take more than ``CLEARLY_SLOWER`` times the compiled on
 (medians: under contention compiled calls can be bimodal, and one lucky compiled call
 against a typical call as written would end the trial of an entry far slower than NumPy),
 and calls whose compiled best exceeds ``MAX_COMPILED_SECONDS`` are not tried at
-all: so a trial costs at most a run of slow calls. ``npcompile.config.speed_trials``
+all: so a trial costs at most a run of slow calls. A call during which one of its graphs
+had its products' route under trial (``npcompile.route_trials``) is not counted: its
+time mixes two ways of running the compiled code. ``npcompile.config.speed_trials``
 turns it off; a retired entry's reason is in ``JitFunction.speed_decisions``.
 
 A verdict holds for the thread count it was measured under (``torch.get_num_threads()``
@@ -43,7 +45,7 @@ import time
 
 import torch
 
-from .. import config
+from .. import config, route_trials
 from ..backends import BACKENDS
 from ..errors import RerunUncompiled
 from .entries import MISS
@@ -133,8 +135,11 @@ class Trials:
             trial.warm_left -= 1
             return run_compiled()
         written = trial.next_is_written()
+        route_calls = route_trials.trial_calls()
         start = time.perf_counter()
         result = run_written() if written else run_compiled()
+        if route_trials.trial_calls() != route_calls:
+            return result   # a graph's route was under trial: the time mixes two ways (not counted)
         trial.record(written, time.perf_counter() - start)
         self._decide(entry, trial)
         return result

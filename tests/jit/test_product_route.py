@@ -55,6 +55,7 @@ def routes(monkeypatch):
     blas_threads) each decision was asked for; ``ran`` counts NumPy's products."""
     monkeypatch.setattr(npcompile.config, "host_blas", "auto")
     monkeypatch.setattr(npcompile.config, "speed_trials", False)
+    monkeypatch.setattr(npcompile.config, "route_trials", False)   # tests/jit/test_route_trials.py
     seen, ran = [], []
 
     def install(rule):

@@ -1,0 +1,108 @@
+"""Per compiled graph: its large products on NumPy's BLAS with its own kernels on one
+thread, or as ``host_blas`` calibrated them -- whichever the graph's own calls measure
+faster.
+
+Why: where torch's kernels and NumPy's OpenBLAS both run several threads, neither
+library's threads leave the cores alone after their work (OpenBLAS's workers spin after a
+product they split, libgomp's after a parallel loop), so a graph that mixes them pays for
+the other's threads in every kernel, by an amount no measurement of one product predicts.
+``host_blas``'s calibration times a product with a small parallel kernel after it and, on
+the 2-core EPYC, sends square float64 products to MKL on that account; yet in
+mlp_forward (512x256 input, 512 and 10 units; quiet, NumPy 4.36 ms) MKL's products made the
+compiled graph take 7.05 ms, NumPy's products with the graph's kernels on two threads
+4.50 ms, and NumPy's products with the kernels on one thread 4.07 ms: OpenBLAS has the
+cores to itself and the fused kernels are still faster than NumPy's ufuncs on one core.
+Which way wins depends on the graph (a graph whose elementwise work dominates wants its
+threads), so it is measured on the graph, as ``runtime/speed_trials`` measures compiled
+code against the function as written.
+
+A graph with products of the kinds OpenBLAS splits (``host_blas.split_products``), called
+with more than one thread while NumPy's BLAS has more than one, runs its first calls under
+that thread count in pairs of runs: ``RUN`` calls as calibrated (its thread count, the
+products routed per ``host_blas.numpy_is_faster``) and ``RUN`` calls "serial" (every such
+product on NumPy, the kernels on one thread), the order alternating, the first call of each
+run not counted (it meets the other way's spinning threads). After ``PAIRS`` pairs the
+serial way is kept if its median call took less than ``MARGIN`` times the calibrated
+one's; otherwise the calibrated way. The verdict holds per (thread count, NumPy's BLAS
+threads). Calls made during a trial are counted in ``trial_calls`` so that a speed trial of
+the whole function leaves them out (their times mix the two ways).
+"""
+import statistics
+import threading
+import time
+
+from . import thread_count
+from .passes import host_blas
+
+#: Calls in a row each way takes in a pair; the first of each run is not counted.
+RUN = 3
+#: Pairs a trial takes before it decides.
+PAIRS = 3
+#: The serial way must take less than this fraction of the calibrated way's time (medians):
+#: ties keep the calibrated way, which is what a graph without a trial does.
+MARGIN = 0.97
+
+_calls = threading.local()
+
+
+def trial_calls():
+    """How many graph calls of a route trial the calling thread has made (``speed_trials``
+    reads it before and after a call to tell whether the call was part of one)."""
+    return getattr(_calls, "count", 0)
+
+
+class RouteTrial:
+    """The route of one compiled graph: verdicts per (threads, NumPy's BLAS threads), and
+    the runs of the trial under way for each count still undecided."""
+
+    __slots__ = ("verdicts", "runs")
+
+    def __init__(self):
+        self.verdicts = {}   # (threads, blas threads) -> True: serial, False: as calibrated
+        self.runs = {}       # (threads, blas threads) -> [[serial?, seconds...], ...]
+
+    def run(self, call, threads, current):
+        """``call()`` under ``threads`` (more than one) for a graph with split products:
+        as decided for this count, or as its trial needs. ``current``: the calling thread's
+        count, restored afterwards."""
+        blas = host_blas.numpy_blas_threads()
+        if blas is None or blas < 2:
+            return _run_as(call, False, threads, current)
+        key = (threads, blas)
+        serial = self.verdicts.get(key)
+        if serial is not None:
+            return _run_as(call, serial, threads, current)
+        runs = self.runs.setdefault(key, [])
+        if not runs or len(runs[-1]) > RUN:
+            pair, second = divmod(len(runs), 2)
+            runs.append([(pair % 2 == 1) != (second == 1)])   # calibrated first, then serial first, ...
+        serial = runs[-1][0]
+        _calls.count = trial_calls() + 1
+        start = time.perf_counter()
+        result = _run_as(call, serial, threads, current)
+        runs[-1].append(time.perf_counter() - start)
+        if len(runs) == 2 * PAIRS and len(runs[-1]) > RUN:
+            self.verdicts[key] = _serial_wins(runs)
+            del self.runs[key]
+        return result
+
+
+def _serial_wins(runs):
+    serial = [t for run in runs if run[0] for t in run[2:]]
+    calibrated = [t for run in runs if not run[0] for t in run[2:]]
+    return statistics.median(serial) < MARGIN * statistics.median(calibrated)
+
+
+def _run_as(call, serial, threads, current):
+    """``call()`` with the kernels on ``threads`` and the products as calibrated, or
+    (``serial``) with the kernels on one thread and the split products on NumPy's BLAS."""
+    wanted = 1 if serial else threads
+    previous = host_blas.force_split_route(True if serial else None)
+    switch = wanted != current
+    token = thread_count.use(wanted, current) if switch else None
+    try:
+        return call()
+    finally:
+        if switch:
+            thread_count.restore(current, token)
+        host_blas.force_split_route(previous)

@@ -1,0 +1,158 @@
+"""A graph with products OpenBLAS splits measures its first multi-threaded calls both ways
+(npcompile/route_trials.py): its products on NumPy's BLAS with its kernels on one thread
+("serial"), or as host_blas calibrated them with the call's threads, and keeps the faster.
+The clock is replaced so the verdicts do not depend on this machine; what is asserted is
+the thread count and the library each call used, and that every call is NumPy's answer.
+The contention monitor counts this process's own runnable threads (OpenBLAS's spinning
+workers) as ours, not as other load."""
+import itertools
+
+import numpy as np
+import pytest
+import torch
+
+import npcompile
+from benchmarks.conditions import set_numpy_blas_threads
+from npcompile import route_trials, threads
+from npcompile.passes import host_blas
+
+from .harness import compare_call
+
+N = 128      # 128**3 = 2**21 multiply-adds: the "square" kind
+
+
+def layer(x, w1, w2):
+    """A square product, a ReLU, a narrow product."""
+    return np.maximum(x @ w1, 0.0) @ w2
+
+
+def elementwise(x):
+    return np.tanh(x) * 2.0 + 1.0
+
+
+class FakeClock:
+    """``perf_counter`` whose calls last ``serial`` or ``calibrated`` seconds, by the mode
+    the call ran in (read from the forced route while it runs)."""
+
+    def __init__(self, serial, calibrated):
+        self.now, self.serial, self.calibrated = 0.0, serial, calibrated
+
+    def perf_counter(self):
+        return self.now
+
+    def spend(self):
+        forced = getattr(host_blas._FORCED, "split", None)
+        self.now += self.serial if forced else self.calibrated
+
+
+def run_trial(monkeypatch, serial_seconds, calibrated_seconds, blas=2, threads_wanted=2):
+    """A RouteTrial run until it decides; returns it and what each call saw:
+    (torch threads, forced split route, NumPy chosen for a square float64 product)."""
+    clock = FakeClock(serial_seconds, calibrated_seconds)
+    monkeypatch.setattr(route_trials, "time", clock)
+    monkeypatch.setattr(host_blas, "numpy_blas_threads", lambda: blas)
+    monkeypatch.setattr(host_blas, "_measure", lambda dtype, kind, t, b: False)   # calibrated: torch
+    monkeypatch.setattr(npcompile.config, "host_blas", "auto")
+    trial, seen = route_trials.RouteTrial(), []
+
+    def call():
+        clock.spend()
+        seen.append((torch.get_num_threads(), getattr(host_blas._FORCED, "split", None),
+                     host_blas.numpy_is_faster(torch.float64, "square")))
+        return len(seen)
+
+    current = torch.get_num_threads()
+    for _ in range(2 * route_trials.PAIRS * route_trials.RUN + 4):
+        trial.run(call, threads_wanted, current)
+        assert torch.get_num_threads() == current and getattr(host_blas._FORCED, "split", None) is None
+    return trial, seen
+
+
+@pytest.fixture
+def two_threads():
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    yield
+    torch.set_num_threads(before)
+
+
+@pytest.mark.parametrize("serial_faster", [True, False])
+def test_the_faster_way_is_kept_for_the_thread_counts(monkeypatch, two_threads, serial_faster):
+    trial, seen = run_trial(monkeypatch, 1.0 if serial_faster else 3.0, 2.0)
+    assert trial.verdicts == {(2, 2): serial_faster} and trial.runs == {}
+    trial_calls = 2 * route_trials.PAIRS * route_trials.RUN
+    modes = [forced for _, forced, _ in seen[:trial_calls]]
+    # runs of RUN calls, calibrated first, then serial first: C C C S S S | S S S C C C | ...
+    runs = [list(group) for _, group in itertools.groupby(modes)]
+    assert [len(r) for r in runs] == [3, 6, 6, 3] and runs[0][0] is None
+    for torch_threads, forced, numpy_product in seen:
+        if forced:      # serial: one thread for the kernels, the split product on NumPy
+            assert (torch_threads, numpy_product) == (1, True)
+        else:           # calibrated: the call's threads, the measurement's choice (torch here)
+            assert (torch_threads, numpy_product) == (2, False)
+    assert {forced for _, forced, _ in seen[trial_calls:]} == {True if serial_faster else None}
+
+
+def test_a_single_threaded_blas_takes_no_trial(monkeypatch, two_threads):
+    trial, seen = run_trial(monkeypatch, 1.0, 2.0, blas=1)
+    assert trial.verdicts == {} and {forced for _, forced, _ in seen} == {None}
+    assert {t for t, _, _ in seen} == {2}
+
+
+def test_trial_calls_are_counted_for_speed_trials(monkeypatch, two_threads):
+    before = route_trials.trial_calls()
+    run_trial(monkeypatch, 1.0, 2.0)
+    assert route_trials.trial_calls() - before == 2 * route_trials.PAIRS * route_trials.RUN
+
+
+def test_only_graphs_with_split_products_get_a_route(monkeypatch):
+    from npcompile.runtime import entries
+    made = []
+    real = entries.with_thread_policy
+
+    def spy(compiled, gm, device):
+        wrapped = real(compiled, gm, device)
+        made.append(getattr(wrapped, "route", None))
+        return wrapped
+    monkeypatch.setattr(entries, "with_thread_policy", spy)
+    monkeypatch.setattr(npcompile.config, "host_blas", "auto")
+    monkeypatch.setattr(npcompile.config, "parallel_threshold_bytes", 1)   # nothing compiles single-threaded
+    rng = np.random.default_rng(3)
+    npcompile.jit(layer)(rng.standard_normal((1024, N)), rng.standard_normal((N, N)), rng.standard_normal((N, 8)))
+    npcompile.jit(elementwise)(rng.standard_normal(1000))
+    assert [type(r) for r in made] == [route_trials.RouteTrial, type(None)]
+    monkeypatch.setattr(npcompile.config, "route_trials", False)
+    made.clear()
+    npcompile.jit(layer)(rng.standard_normal((1024, N)), rng.standard_normal((N, N)), rng.standard_normal((N, 8)))
+    assert made == [None]
+
+
+@pytest.mark.inductor
+def test_every_call_of_a_trial_is_numpys(monkeypatch):
+    """Both ways, and the verdict after them, give NumPy's answer and leave the inputs alone."""
+    monkeypatch.setattr(npcompile.config, "threads", 2)
+    monkeypatch.setattr(npcompile.config, "speed_trials", False)
+    blas_before = host_blas.numpy_blas_threads()
+    rng = np.random.default_rng(4)
+    args = [rng.standard_normal((1024, N)), rng.standard_normal((N, N)) / np.sqrt(N), rng.standard_normal((N, 8))]
+    jitted = npcompile.jit(layer)
+    try:
+        assert set_numpy_blas_threads(2)
+        before = route_trials.trial_calls()
+        for i in range(2 * route_trials.PAIRS * route_trials.RUN + 3):
+            compare_call(layer, jitted, args, {}, rtol=1e-12, atol=1e-12, context=f"call {i}")
+        assert route_trials.trial_calls() - before == 2 * route_trials.PAIRS * route_trials.RUN
+    finally:
+        set_numpy_blas_threads(blas_before)
+    assert jitted.compile_count == 1
+
+
+def test_our_own_runnable_threads_are_not_other_load():
+    # three runnable tasks, all of them this process's (the caller, a spinning OpenBLAS
+    # worker, a spinning OpenMP worker): two cores are free
+    monitor = threads.ContentionMonitor(ttl=0, read=lambda: 3, read_ours=lambda: 3, cpus=2)
+    assert monitor.free_cores() == 2
+    monitor = threads.ContentionMonitor(ttl=0, read=lambda: 3, read_ours=lambda: 1, cpus=2)
+    assert monitor.free_cores() == 1
+    assert threads.our_running_threads() >= 1            # the calling thread itself
+    assert threads.our_running_threads("/nonexistent") == 0
