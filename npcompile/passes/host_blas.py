@@ -51,7 +51,7 @@ import numpy as np
 import torch
 from torch._inductor.custom_graph_pass import CustomGraphPass
 
-from .. import calibrations, config
+from .. import calibrations, config, numpy_blas
 
 #: Least work (m*n*k, times the batch) of a "large" product (kinds "square" and "narrow"):
 #: from 2**20 on, products take 25 us (float32, square: the fastest kind) to 250 us
@@ -182,6 +182,11 @@ def force_split_route(numpy):
     return previous
 
 
+def has_products(gm):
+    """Whether the captured graph ``gm`` has a matrix product (``_PRODUCTS``)."""
+    return any(node.op == "call_function" and node.target in _PRODUCTS for node in gm.graph.nodes)
+
+
 def split_products(gm):
     """Whether the captured graph ``gm`` has products that ``"auto"`` routes per call and
     OpenBLAS splits over its threads (kinds "square" and "narrow"): the graphs whose
@@ -215,39 +220,10 @@ def _measure(dtype, kind, threads, blas_threads):
                                lambda: _time_both(dtype, kind, follow))
 
 
-_OPENBLAS_GETTERS = ("scipy_openblas_get_num_threads64_", "scipy_openblas_get_num_threads",
-                     "openblas_get_num_threads64_", "openblas_get_num_threads")
-
-
 def numpy_blas_threads():
     """The threads NumPy's OpenBLAS runs a product on now (set by threadpoolctl, by
     ``OPENBLAS_NUM_THREADS`` or by the caller), or None where it cannot be read."""
-    getter = _openblas_getter()
-    return None if getter is None else int(getter())
-
-
-@functools.cache
-def _openblas_getter():
-    """OpenBLAS's thread-count function in a library this process has loaded (NumPy's),
-    found once: its path in /proc/self/maps, where it exists."""
-    import ctypes
-
-    try:
-        with open("/proc/self/maps") as maps:
-            paths = sorted({line.split()[-1] for line in maps if "openblas" in line.lower() and "/" in line})
-    except OSError:
-        return None
-    for path in paths:
-        try:
-            library = ctypes.CDLL(path)
-        except OSError:
-            continue
-        for name in _OPENBLAS_GETTERS:
-            if hasattr(library, name):
-                getter = getattr(library, name)
-                getter.restype = ctypes.c_int
-                return getter
-    return None
+    return numpy_blas.threads()
 
 
 #: Elements of the kernel timed after each product where both libraries run several

@@ -212,8 +212,12 @@ def _to_tensor(device):
 
 def with_thread_policy(compiled, gm, device):
     """``compiled`` (a graph ``gm`` compiled for ``device``) run under the thread count
-    npcompile/threads.py chooses per call, on the CPU; every compiled call goes through here."""
-    if device.type != "cpu" or isinstance(compiled, CompiledGraph) and compiled.single_threaded:
+    npcompile/threads.py chooses per call, on the CPU; every compiled call goes through here.
+    A graph compiled without parallel regions is still wrapped when it has products: torch's
+    BLAS threads them by torch's count, which on busy cores must be one (a 120x64 by 64x80
+    product on MKL's two threads beside two busy processes: 128 us a call, 115 on one)."""
+    if device.type != "cpu" or isinstance(compiled, CompiledGraph) and compiled.single_threaded \
+            and not host_blas.has_products(gm):
         return compiled
     threads.parallel_threshold_bytes()   # measured once per process: charged to the compile, not a call
     route = route_trials.RouteTrial() if host_blas.split_products(gm) else None

@@ -45,7 +45,7 @@ import time
 
 import torch
 
-from .. import config, route_trials
+from .. import config, numpy_blas, route_trials, threads
 from ..backends import BACKENDS
 from ..errors import RerunUncompiled
 from .entries import MISS
@@ -174,10 +174,10 @@ class Trials:
         parameter order, defaults applied: for a function of plain parameters that is
         the call itself; any other reruns through ``RerunUncompiled``."""
         entry.compiled_fast = entry.fast   # kept for a trial under another thread count
-        guard, fn = entry.guard, self.fn
+        guard, fn, free_cores = entry.guard, self.fn, threads.contention.free_cores
         if self.simple:
-            def fast(L):
-                return fn(*L) if guard(L) else MISS
+            def fast(L):   # NumPy's BLAS held to the free cores (npcompile/numpy_blas.py)
+                return numpy_blas.call_within_free_cores(free_cores, fn, *L) if guard(L) else MISS
         else:
             def fast(L):
                 if not guard(L):

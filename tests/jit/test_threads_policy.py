@@ -51,12 +51,12 @@ def test_callers_thread_limit_is_respected(policy):
 
 def test_a_busy_machine_gets_one_thread(policy, monkeypatch):
     for runnable, expected in ((5, 1), (4, 1), (3, 2), (2, 3), (1, 4)):   # us + (runnable - 1) others
-        monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(read=lambda r=runnable: r, cpus=4))
+        monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(read=lambda r=runnable: r, cpus=4, read_ours=lambda: 1))
         assert threads.threads_for(64 << 20) == expected, runnable
 
 
 def test_our_own_threads_are_not_counted_as_contention():
-    monitor = threads.ContentionMonitor(ttl=0, read=lambda: 4, cpus=4)
+    monitor = threads.ContentionMonitor(ttl=0, read=lambda: 4, cpus=4, read_ours=lambda: 1)
     assert monitor.free_cores() == 1          # three others besides the calling thread
     monitor.ours = 4                          # our last call's four threads, still spinning
     assert monitor.free_cores() == 4
@@ -64,14 +64,14 @@ def test_our_own_threads_are_not_counted_as_contention():
 
 def test_contention_reading_is_cached_for_its_ttl():
     readings, now = iter([9, 1]), [0.0]
-    monitor = threads.ContentionMonitor(ttl=0.05, read=lambda: next(readings), clock=lambda: now[0], cpus=2)
+    monitor = threads.ContentionMonitor(ttl=0.05, read=lambda: next(readings), clock=lambda: now[0], cpus=2, read_ours=lambda: 1)
     assert monitor.busy(2) and monitor.busy(2)      # the second answer is the cached one
     now[0] = 0.06
     assert not monitor.busy(2)
 
 
 def test_an_unreadable_run_queue_counts_as_idle():
-    assert threads.ContentionMonitor(read=lambda: None, cpus=3).free_cores() == 3
+    assert threads.ContentionMonitor(read=lambda: None, cpus=3, read_ours=lambda: 1).free_cores() == 3
 
 
 def test_fixed_setting_overrides(policy, monkeypatch):
@@ -152,7 +152,7 @@ def test_a_small_graph_runs_single_threaded_and_a_large_one_on_every_core(policy
 
 
 def test_a_busy_machine_runs_a_large_graph_single_threaded(policy, monkeypatch):
-    monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(read=lambda: 5, cpus=4))
+    monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(read=lambda: 5, cpus=4, read_ours=lambda: 1))
     seen = []
     jitted = npcompile.jit(scaled, backend=recording_backend(seen))
     jitted(np.ones(1 << 20))
@@ -198,7 +198,7 @@ CHILD = textwrap.dedent("""
         torch.set_num_threads(3)           # torch's own default on a machine with 3+ cores
     config.parallel_threshold_bytes = 0
     threads.available_cores = lambda: 4
-    threads.contention = threads.ContentionMonitor(read=lambda: 1, cpus=4)
+    threads.contention = threads.ContentionMonitor(read=lambda: 1, cpus=4, read_ours=lambda: 1)
     seen = []
     def backend(gm, example_inputs):
         return lambda *args: seen.append(torch.get_num_threads()) or gm(*args)
@@ -257,7 +257,7 @@ def test_inductor_graphs_run_under_the_chosen_count(policy, monkeypatch):
     jitted = npcompile.jit(scaled, backend=recording_inductor(seen))
     large = np.full(1 << 20, 3.0)
     np.testing.assert_allclose(jitted(large), scaled(large))
-    monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(read=lambda: 3, cpus=4))
+    monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(read=lambda: 3, cpus=4, read_ours=lambda: 1))
     np.testing.assert_allclose(jitted(large), scaled(large))
     assert seen == [4, 2]
 

@@ -20,7 +20,7 @@ def four_core_machine(monkeypatch):
     monkeypatch.setattr(config, "threads", "auto")
     monkeypatch.setattr(config, "parallel_threshold_bytes", 4 << 20)
     monkeypatch.setattr(threads, "available_cores", lambda: 4)
-    monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(read=lambda: 1, cpus=4))
+    monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(read=lambda: 1, cpus=4, read_ours=lambda: 1))
     before = torch.get_num_threads()
     torch.set_num_threads(4)
     try:
