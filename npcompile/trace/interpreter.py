@@ -10,17 +10,19 @@ import operator
 import sys
 import sysconfig
 import types
+import warnings
 
 import numpy
 import torch
 
 import torch_numpy_shim as shim
+from torch_numpy_shim import _flipped
 from torch_numpy_shim._dtypes import _ScalarMeta as ScalarMeta
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from .. import config, controls
 from ..errors import GraphBreak, RestartTrace
-from . import liveness, loops, numpy_map, scalars, sources, symbols
+from . import liveness, loops, numpy_map, real, scalars, sources, symbols
 from .frame import INLINED, NO_VALUE, NULL, Frame, Resume, cell_full
 from .guards import Guards
 from .jitted import Jitted
@@ -131,6 +133,7 @@ class Tracer:
         self.frames = []
         self.array_by_id = {}                 # id(numpy array/tensor) -> (shim array, source)
         self.shim_inputs = {}                 # id(shim array) -> Source, for inputs returned as-is
+        self.caller_arrays = {}               # id(shim array) -> the caller's NumPy array it stands for
         self.opaque = set()                   # ids of outside objects guarded by type alone
         self.module_sources = {}              # id(shim module) -> Source of the NumPy module it stands for
         self.saw_tensor_input = False
@@ -429,6 +432,8 @@ class Tracer:
         array = ShimArray._wrap(self.placeholders[index])
         self.array_by_id[id(value)] = (array, source)
         self.shim_inputs[id(array)] = source
+        if isinstance(value, (numpy.ndarray, DeviceArray)):
+            self.caller_arrays[id(array)] = value
         self.keepalive.append(value)
         return array
 
@@ -580,6 +585,10 @@ class Tracer:
         if isinstance(obj, types.ModuleType) and numpy_map.to_numpy(obj) is not obj:
             return self.load_numpy_attr(obj, name)
         if isinstance(obj, ShimArray):
+            if name in ("base", "flags") and not obj._scalar:
+                found = self.ownership_attribute(obj, name)
+                if found is not _MISSING:
+                    return found
             return scalars.array_attribute(obj, name)
         if name == "__class__" and symbols.is_symbolic(obj):
             return symbols.python_type(obj)
@@ -590,6 +599,51 @@ class Tracer:
             if real is obj or not isinstance(obj, types.ModuleType):
                 raise
             return getattr(real, name)   # NumPy the shim lacks: calling it is a graph break
+
+    # ---- the caller's arrays: ownership and WRITEABLE ---------------------------------------
+    def ownership_attribute(self, obj, name):
+        """``base`` or ``flags`` of a NumPy input or a view of one. A graph input owns its
+        memory and is writeable whatever the caller's array is, so NumPy's answer is read
+        from the caller's array, and the trace is guarded on that fact (a call whose array
+        differs recompiles). ``base`` is traced where it is None, or where the code only
+        tests it against None (``a.base is not None``); the object itself is a graph break.
+        _MISSING where ``obj`` does not come from a NumPy input (``scalars`` answers)."""
+        root = view_root(obj)
+        if id(root) not in self.caller_arrays:
+            return _MISSING
+        if name == "flags":
+            return CallerFlags(obj, root, functools.partial(self.caller_flag, root))
+        tested = _tested_against_none(self.frames[-1])
+        if obj is not root and tested:
+            return BASE_NOT_NONE   # a view's base is never None
+        if self.caller_owns_base(root):
+            return None if obj is root else root   # NumPy's view of an array with no base has it as base
+        if tested:
+            return BASE_NOT_NONE
+        raise GraphBreak("ndarray.base of an input array (or a view of one) that is itself a view: the "
+                         "trace sees a graph input, not the caller's array",
+                         "real NumPy reads it; `a.base is None` and `a.base is not None` are traced")
+
+    def caller_owns_base(self, root):
+        """Whether NumPy's ``base`` of the caller's array behind input ``root`` is None (guarded)."""
+        return self.caller_fact(root, "base")
+
+    def caller_flag(self, root, name):
+        """NumPy's ``flags.<name>`` of the caller's array behind input ``root`` (guarded)."""
+        return self.caller_fact(root, name)
+
+    def caller_fact(self, root, name):
+        """``numpy_fact`` of the caller's array behind input ``root``, guarded."""
+        source = self.shim_inputs[id(root)]
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            value = numpy_fact(self.caller_arrays[id(root)], name)
+        if caught:   # WRITEABLE of an np.broadcast_arrays result warns at each read
+            raise GraphBreak(f"flags.{name} of an input warns when read", "real NumPy reads it")
+        check = f"{self.guards.const(numpy_fact)}({source.expr}, {name!r})"
+        label = "base is None" if name == "base" else f"flags.{name}"
+        self.guards.add(check if value else f"not {check}", f"{source.label}.{label} is {value}")
+        return value
 
     def computed_attribute(self, obj, name):
         """``obj.name`` of an object from outside that the trace has written to (its real
@@ -956,6 +1010,70 @@ def _plain_store(obj, name, hook="__setattr__"):
     if static is not _MISSING and (hasattr(type(static), "__set__") or hasattr(type(static), "__delete__")):
         return False
     return type(obj).__dictoffset__ != 0
+
+
+#: what ``a.base`` is, in a trace, when the code only tests it against None and it is not
+#: None (the caller's base object stays outside the trace)
+BASE_NOT_NONE = type("BaseNotNone", (), {"__slots__": (), "__repr__": lambda self: "<a base, not None>"})()
+_NONE_JUMPS = frozenset(f"POP_JUMP_{way}IF_{test}NONE" for way in ("", "FORWARD_", "BACKWARD_")
+                        for test in ("", "NOT_"))
+
+
+def numpy_fact(array, name):
+    """What NumPy answers for an array a call or a segment takes: ``base`` (base is None),
+    ``owndata`` or ``writeable``. A fresh result of an earlier segment (a held tensor,
+    ``Tensor.numpy()``'s array) is NumPy's own array: no base, owns its data."""
+    if type(array) is DeviceArray:
+        return True   # an array NumPy makes read-only is never held
+    if name != "writeable" and real.fresh(array):
+        return True
+    return array.base is None if name == "base" else bool(getattr(array.flags, name))
+
+
+def _tested_against_none(frame):
+    """Whether the value the frame's last instruction, a ``LOAD_ATTR`` of ``base``, pushed
+    is only compared with None by the next ones (``x is None``, ``if x is not None:``)."""
+    loaded = frame.instructions[frame.ip - 1]
+    if loaded.opname != "LOAD_ATTR" or loaded.argval != "base":
+        return False
+    following = frame.instructions[frame.ip:frame.ip + 2]
+    if following and following[0].opname in _NONE_JUMPS:
+        return True
+    return len(following) == 2 and following[0].opname == "LOAD_CONST" and following[0].argval is None and \
+        following[1].opname == "IS_OP"
+
+
+def view_root(array):
+    """The shim array whose memory ``array`` views, through views and reversed copies
+    (the shim keeps those in step with their source); ``array`` itself if it owns it."""
+    for _ in range(1000):
+        link = _flipped.reversal_of(array) if array._base is None else None
+        above = array._base if array._base is not None else None if link is None else link[0]
+        if above is None or above is array:
+            break
+        array = above
+    return array
+
+
+class CallerFlags(scalars.InputFlags):
+    """The flags of a NumPy input or a view of one: OWNDATA and WRITEABLE are NumPy's for
+    the caller's array (``fact``: its flag, read and guarded), the layout the trace's."""
+
+    __slots__ = ("_root", "_fact")
+
+    def __init__(self, a, root, fact):
+        super().__init__(a)
+        self._root, self._fact = root, fact
+
+    @property
+    def owndata(self):
+        return self._a is self._root and self._fact("owndata")
+
+    def _writeable(self):
+        """A view the shim made read-only (``broadcast_to``) is; else the caller's array decides."""
+        return scalars.ShimFlags.writeable.fget(self) and self._fact("writeable")
+
+    writeable = property(_writeable, scalars.ShimFlags.writeable.fset)   # setting it: the shim's refusal
 
 
 def _store_code(obj, name):

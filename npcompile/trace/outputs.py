@@ -22,14 +22,14 @@ import numpy
 import torch
 
 import torch_numpy_shim as shim
-from torch_numpy_shim import _flipped
 from torch_numpy_shim._graph_warnings import warn_now
 from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from ..errors import GraphBreak, RerunUncompiled
 from . import held_inputs, liveness, loops, numpy_map, real, scalars, view_steps
 from .frame import NO_VALUE, NULL, Frame, Resume
-from .resident import DeviceArray
+from .interpreter import BASE_NOT_NONE, view_root
+from .resident import DeviceArray, owned_by_numpy
 
 #: jumps that pop a condition and test its truth (3.11's and 3.12+'s names)
 _CONDITION_JUMPS = frozenset({"POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "POP_JUMP_FORWARD_IF_TRUE",
@@ -106,6 +106,7 @@ class OutputPlan:
         return dict(self.constants, G=globals_dict, B=builtins.__dict__, C=closure,
                     _array=_to_tensor if tensor_outputs else to_array,
                     _warns_on_write=_to_tensor if tensor_outputs else _warning_on_write(to_array),
+                    _owned=_to_tensor if tensor_outputs else _owned_by_numpy(to_array),
                     _scalar=_to_tensor if tensor_outputs else to_scalar)
 
 
@@ -126,6 +127,7 @@ class _Encoder:
         self.examples = {inp.source.expr: inp.example for inp in end.inputs}
         self.computed = set()      # frame slots holding values the graph computed (see Resume)
         self.views = {}            # id(array) -> (base array, steps) or None (``computed_view``)
+        self.resumes = False       # the segment ends at a break: real code takes the arrays next
 
     def name(self, value, expression):
         name = f"v{len(self.memo)}"
@@ -153,6 +155,8 @@ class _Encoder:
             # view overlapping itself read-only, as broadcast_to's) and warns on a write
             warns = value._warn_on_write and not value._readonly and self.numpy_program
             kind = "_scalar" if value._scalar else "_warns_on_write" if warns else "_array"
+            if kind == "_array" and self.resumes and self.numpy_program and view_root(value) is value:
+                kind = "_owned"   # real code may make it read-only and writeable again
             self.tensors.append(value._t)
             name = self.name(value, f"{kind}(out[{len(self.tensors) - 1}])")
         if value._readonly and not value._scalar and self.numpy_program:
@@ -167,8 +171,8 @@ class _Encoder:
         if id(value) not in self.views:
             found = None
             if self.numpy_program and not value._scalar and not value._warn_on_write:
-                root = _view_root(value)
-                if root is not None and id(root) not in self.end.shim_inputs and not root._scalar:
+                root = view_root(value)
+                if root is not value and id(root) not in self.end.shim_inputs and not root._scalar:
                     steps = view_steps.steps_between(value._t, root._t)
                     found = None if steps is None else (root, steps)
             self.views[id(value)] = found
@@ -188,6 +192,8 @@ class _Encoder:
             source = table.get(id(value))
             if source is not None:
                 return source.expr
+        if value is BASE_NOT_NONE:   # held at a break only on its way to an ``is None`` test
+            return p.const(value)
         if value is NULL or value is NO_VALUE:
             return "NULL" if value is NULL else "NO_VALUE"
         if isinstance(value, (bool, int, str, bytes, type(None), type(Ellipsis))):
@@ -339,6 +345,7 @@ def plan(end, resident=False, numpy_program=False, either=frozenset()):
         encode.tensors.append(torch.stack(flags).any())
         p.any_flag = f"out[{len(encode.tensors) - 1}]"
     if isinstance(end.result, Resume):
+        encode.resumes = True
         last = len(end.result.frames) - 1
         frames = [encode.frame(f, k, k == last) for k, f in enumerate(end.result.frames)]
         p.result = f"_Resume([{', '.join(frames)}], {p.const(frozenset(encode.computed))})"
@@ -382,6 +389,14 @@ def _warning_on_write(to_array):
         array = to_array(tensor)
         array.flags._warn_on_write = True
         return array
+    return convert
+
+
+def _owned_by_numpy(to_array):
+    """``to_array`` whose arrays NumPy lets real code make read-only and writeable again,
+    as its own (``resident.owned_by_numpy``): for arrays the segment computed, at a break."""
+    def convert(tensor):
+        return owned_by_numpy(to_array(tensor))
     return convert
 
 
@@ -461,16 +476,3 @@ def to_numpy_object(value):
     if isinstance(value, type) and "_np_type" in getattr(value, "__dict__", {}):
         return value._np_type
     return numpy_map.to_numpy(value)
-
-
-def _view_root(value):
-    """The shim array whose memory ``value`` views (through views and reversed copies,
-    which the shim keeps in step with their source), or None if it owns its memory."""
-    root = None
-    for _ in range(1000):
-        link = _flipped.reversal_of(value) if value._base is None else None
-        above = value._base if value._base is not None else None if link is None else link[0]
-        if above is None or above is value:
-            break
-        root = value = above
-    return root

@@ -47,7 +47,10 @@ def fresh(array):
     tensor as ``base``). NumPy's own would own its memory: ``base`` None, ``owndata`` True."""
     if isinstance(array, (torch.Tensor, DeviceArray)):
         return True
-    return type(getattr(array, "base", None)) is torch.Tensor
+    base = getattr(array, "base", None)
+    if type(base) is memoryview:   # resident.owned_by_numpy's
+        base = getattr(base.obj, "base", None)
+    return type(base) is torch.Tensor
 
 
 class FreshFlags:

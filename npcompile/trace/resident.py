@@ -8,6 +8,8 @@ iteration (over a microsecond): there too the frame holds the tensor (``hold_on_
 held_inputs says how one entry takes either form)."""
 import operator
 
+import numpy
+
 #: arrays only frames hold at a break stay CPU tensors between segments (issue 14)
 hold_on_cpu = True
 
@@ -53,4 +55,14 @@ class DeviceArray:
 
     def to_host(self):
         t = self.tensor.resolve_conj().resolve_neg()
-        return (t if t.device.type == "cpu" else t.cpu()).numpy()
+        return owned_by_numpy((t if t.device.type == "cpu" else t.cpu()).numpy())
+
+
+def owned_by_numpy(array):
+    """``array`` (``Tensor.numpy()``'s) over a memoryview of itself: with the tensor as its
+    base NumPy finds no writable buffer behind it, so once real code made it read-only
+    (``flags.writeable = False``) NumPy refused to make it writeable again, as it does for
+    an array of its own (real.fresh still sees a fresh result). Kept as it is where the
+    buffer would not carry its strides (an empty array; a length-1 axis's stride)."""
+    owned = numpy.asarray(memoryview(array))
+    return owned if owned.strides == array.strides else array
