@@ -5,10 +5,17 @@ function: on a machine other processes load, one lucky NumPy round against unluc
 compiled ones made an entry that runs NumPy's own code (a retired one: both columns time
 the same code) look 0.47x NumPy. Here instead:
 
-- each round times NumPy and every system back to back, in an order that alternates
-  (NumPy first in even rounds, last in odd ones), each over the calls that last
+- each round times NumPy and every system back to back, each over the calls that last
   ``min_seconds`` (counted once per function), so load that comes and goes within a
-  round hits the two sides of a ratio alike and neither side always has the same slot;
+  round hits the two sides of a ratio alike; the order turns from round to round through
+  every rotation of the functions and of their reverse (``round_orders``), so no
+  function always has the same slot or always follows the same other one, and each
+  function's timed calls follow one untimed call of it: a function's thread pools spin
+  after its calls (libgomp's after torch.compile's kernels, OpenBLAS's after a product),
+  and with NumPy first in even rounds and last in odd ones, npcompile, the middle of
+  three, followed torch.compile in every odd round and paid for its threads (mlp_forward,
+  an entry run as written: 5.5 ms against NumPy's 4.4 with torch.compile in the rounds,
+  4.5 without);
 - a system's speedup is the **median of its per-round ratios** (NumPy's time / its
   time in the same round): a round that load hit on one side only moves it by one rank;
 - a function's per-call time is its median round (what a user typically waits, wall
@@ -38,6 +45,13 @@ def median_interval(values, confidence):
     return ordered[k - 1], ordered[n - k]
 
 
+def round_orders(names):
+    """The orders rounds take in turn: each rotation of ``names``, then each of its
+    reverse (for NumPy and one system: NumPy first, then last, then last, then first)."""
+    back = names[::-1]
+    return [names[i:] + names[:i] for i in range(len(names))] + [back[i:] + back[:i] for i in range(len(back))]
+
+
 def calls_per_round(functions, args, clock, min_seconds):
     """How many calls of each function (one timed call each) last ``min_seconds``."""
     numbers = {}
@@ -54,12 +68,13 @@ def paired_rounds(functions, args, timing, clock, reference="numpy", bar=1 / 1.1
     "speedup": {name: median ratio}, "interval": {name: [low, high]}, "rounds": n}``,
     speedups for every function but the reference."""
     numbers = calls_per_round(functions, args, clock, timing.min_seconds)
-    order = list(functions)
-    rounds = {name: [] for name in order}
+    orders = round_orders(list(functions))
+    rounds = {name: [] for name in functions}
     while True:
         count = len(rounds[reference])
-        for name in order if count % 2 == 0 else reversed(order):
+        for name in orders[count % len(orders)]:
             fn, calls = functions[name], numbers[name]
+            fn(*args)   # untimed: the previous function's threads may still spin
             start = clock()
             for _ in range(calls):
                 fn(*args)

@@ -200,7 +200,11 @@ class ContentionMonitor:
     """Cores no other task wants, read at most every ``ttl`` seconds. The calling thread
     is one of the runnable tasks, and so may be the OpenMP workers of our last parallel
     call and OpenBLAS's after a product (they spin a while after it): this process's
-    runnable threads (``read_ours``), and at least ``ours``, are not counted as others."""
+    runnable threads (``read_ours``), and at least ``ours``, are not counted as others.
+    Load counts when two readings in a row see it: the two counts are taken at different
+    instants, and a task runnable for a moment (a kernel worker, our own spinning thread
+    between its states) read as a busy core gave a quiet 2-core machine's calls one
+    thread, and NumPy's products run as written one OpenBLAS thread, for ``ttl``."""
 
     def __init__(self, ttl=CONTENTION_TTL_SECONDS, read=runnable_tasks, clock=time.monotonic, cpus=None,
                  read_ours=our_running_threads):
@@ -208,12 +212,16 @@ class ContentionMonitor:
         self.cpus = cpus or os.cpu_count() or 1
         self.ours = 1                       # threads of our last call (set by ThreadsFor)
         self._until, self._free = -1.0, self.cpus
+        self._others = None                 # the previous reading's other tasks
 
     def free_cores(self):
         now = self.clock()
         if now >= self._until:
             running = self.read()
             others = 0 if running is None else max(0, running - max(self.ours, self.read_ours()))
+            previous, self._others = self._others, others
+            if previous is not None:
+                others = min(others, previous)
             self._free = max(1, self.cpus - others)
             self._until = now + self.ttl
         return self._free

@@ -63,12 +63,19 @@ def test_load_that_hits_both_sides_of_a_round_leaves_its_ratio():
     assert result["rounds"] == 5                             # decided: no extra rounds
 
 
-def test_rounds_alternate_the_order():
+def test_rounds_turn_the_order_through_rotations_and_reverses():
     script = Script({"numpy": [0.5], "a": [0.5], "b": [0.5]})
-    script.run(Timing(repeats=3, max_rounds=3))
+    script.run(Timing(repeats=7, max_rounds=7))
     rounds = script.order[3:]                               # after one calibration call each
-    assert rounds == ["numpy"] * 2 + ["a"] * 2 + ["b"] * 2 + ["b"] * 2 + ["a"] * 2 + ["numpy"] * 2 \
-        + ["numpy"] * 2 + ["a"] * 2 + ["b"] * 2
+    # each function: one untimed call, then its two timed calls (two 0.5 s calls last min_seconds)
+    assert len(rounds) == 7 * 3 * 3 and rounds[::3] == rounds[1::3] == rounds[2::3]
+    orders = ["".join(name[0] for name in rounds[::3][i:i + 3]) for i in range(0, 21, 3)]
+    assert orders == ["nab", "abn", "bna", "ban", "anb", "nba", "nab"]
+    # no function always follows the same one: each of the others precedes it somewhere
+    timed = rounds[::3]
+    for name in ("numpy", "a", "b"):
+        before = {timed[i - 1] for i in range(1, len(timed)) if timed[i] == name} - {name}
+        assert before == {"numpy", "a", "b"} - {name}
 
 
 def test_an_undecided_ratio_stops_at_max_rounds():

@@ -70,6 +70,18 @@ def test_contention_reading_is_cached_for_its_ttl():
     assert not monitor.busy(2)
 
 
+def test_load_counts_when_two_readings_in_a_row_see_it():
+    readings, now = iter([1, 3, 1, 3, 3, 1]), [0.0]
+    monitor = threads.ContentionMonitor(ttl=0.05, read=lambda: next(readings), clock=lambda: now[0], cpus=2,
+                                        read_ours=lambda: 1)
+    seen = []
+    for _ in range(6):
+        seen.append(monitor.free_cores())
+        now[0] += 0.06
+    # a task runnable for one reading is not a busy core; two readings in a row are
+    assert seen == [2, 2, 2, 2, 1, 2]
+
+
 def test_an_unreadable_run_queue_counts_as_idle():
     assert threads.ContentionMonitor(read=lambda: None, cpus=3, read_ours=lambda: 1).free_cores() == 3
 
