@@ -635,12 +635,13 @@ class Tracer:
     def caller_fact(self, root, name):
         """``numpy_fact`` of the caller's array behind input ``root``, guarded."""
         source = self.shim_inputs[id(root)]
+        resumed = self.resume_frames is not None   # a fresh result counts as NumPy's own after a break
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            value = numpy_fact(self.caller_arrays[id(root)], name)
+            value = numpy_fact(self.caller_arrays[id(root)], name, resumed)
         if caught:   # WRITEABLE of an np.broadcast_arrays result warns at each read
             raise GraphBreak(f"flags.{name} of an input warns when read", "real NumPy reads it")
-        check = f"{self.guards.const(numpy_fact)}({source.expr}, {name!r})"
+        check = f"{self.guards.const(numpy_fact)}({source.expr}, {name!r}, {resumed})"
         label = "base is None" if name == "base" else f"flags.{name}"
         self.guards.add(check if value else f"not {check}", f"{source.label}.{label} is {value}")
         return value
@@ -1019,13 +1020,16 @@ _NONE_JUMPS = frozenset(f"POP_JUMP_{way}IF_{test}NONE" for way in ("", "FORWARD_
                         for test in ("", "NOT_"))
 
 
-def numpy_fact(array, name):
+def numpy_fact(array, name, resumed):
     """What NumPy answers for an array a call or a segment takes: ``base`` (base is None),
-    ``owndata`` or ``writeable``. A fresh result of an earlier segment (a held tensor,
-    ``Tensor.numpy()``'s array) is NumPy's own array: no base, owns its data."""
+    ``owndata`` or ``writeable``. In a segment after a break (``resumed``), a fresh result
+    of an earlier segment (a held tensor, ``Tensor.numpy()``'s array) is NumPy's own
+    array, as real code at the break saw it (``real.fresh``): no base, owns its data. A
+    call's argument is what it is (an array a jitted function returned has the tensor
+    as its base)."""
     if type(array) is DeviceArray:
         return True   # an array NumPy makes read-only is never held
-    if name != "writeable" and real.fresh(array):
+    if resumed and name != "writeable" and real.fresh(array):
         return True
     return array.base is None if name == "base" else bool(getattr(array.flags, name))
 

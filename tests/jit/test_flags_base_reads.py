@@ -298,6 +298,18 @@ def test_view_then_owning_follows_numpy_control_flow():
     assert len(counting.graphs) == 2 and not jitted.breaks
 
 
+@pytest.mark.parametrize("fn", [base_is_none, base_is_not_none, owndata, all_facts], ids=lambda fn: fn.__name__)
+def test_array_a_jitted_function_returned(fn):
+    """An argument that a jitted function returned (its base is the tensor it was made
+    from) is read as it is in a call. (After a graph break real code, and so the trace,
+    reads any array with a tensor base as NumPy's own: real.fresh.)"""
+    make = npcompile.jit(lambda a: a * 2, backend="eager")
+    jitted = npcompile.jit(fn, backend="eager")
+    for _ in range(2):
+        array = make(np.arange(5.0))
+        assert_same(fn(array), jitted(array))
+
+
 def return_base(a):
     return a.base
 
