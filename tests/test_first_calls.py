@@ -5,6 +5,8 @@ import sys
 import threading
 import time
 
+import pytest
+
 from benchmarks import first_calls
 
 
@@ -176,3 +178,31 @@ def test_the_unramped_system_gives_the_worker_its_whole_share_from_the_start(mon
     monkeypatch.setattr(npcompile.config, "compile_out_of_process", True)
     wrapped = first_calls._wrap(first_calls.UNRAMPED, lambda a: a + 1)
     assert wrapped.compile == "background" and background.RAMP_SECONDS is None
+
+
+@pytest.mark.parametrize("round_index, order", [(0, ["npcompile-background", "npcompile-background", "numpy"]),
+                                                (1, ["npcompile-background", "numpy", "npcompile-background"])])
+def test_a_warm_run_carries_a_numpy_reference_that_takes_turns_after_the_filling_process(
+        monkeypatch, round_index, order):
+    started = []
+
+    def child(name, system, calls, size, folder, settings=()):
+        started.append(system)
+        return {"times": [0.01 * len(started)] * calls}
+    monkeypatch.setattr(first_calls, "run_child", child)
+    run = first_calls._fresh_cache_run("softmax", "npcompile-background", 2, "tiny", "warm", (), round_index)
+    assert started == order
+    reference = run["reference"]
+    assert started[2 if order[2] == "numpy" else 1] == "numpy" and reference["times"] != run["times"]
+    # its ratio is taken against its own reference, not the round's NumPy run
+    round_numpy = {"times": [1.0, 1.0]}
+    assert first_calls.ratios(run, round_numpy)[0] == pytest.approx(sum(run["times"]) / sum(reference["times"]))
+    assert "its own NumPy reference" in first_calls._line("softmax", {"numpy": [round_numpy],
+                                                                     "npcompile-background (warm)": [run]})
+
+
+def test_a_cold_run_is_one_process_compared_with_the_rounds_numpy(monkeypatch):
+    started = []
+    monkeypatch.setattr(first_calls, "run_child", lambda *a, **k: started.append(a[1]) or {"times": [0.01]})
+    run = first_calls._fresh_cache_run("softmax", "npcompile-background", 1, "tiny", "cold", (), 0)
+    assert started == ["npcompile-background"] and "reference" not in run
