@@ -217,8 +217,9 @@ class ContentionMonitor:
     def free_cores(self):
         now = self.clock()
         if now >= self._until:
-            running = self.read()
-            others = 0 if running is None else max(0, running - max(self.ours, self.read_ours()))
+            before = self.read_ours()      # ours read on both sides of the run queue: a spinning
+            running = self.read()          # worker that sleeps between the two reads is still ours
+            others = 0 if running is None else max(0, running - max(self.ours, before, self.read_ours()))
             previous, self._others = self._others, others
             if previous is not None:
                 others = min(others, previous)
