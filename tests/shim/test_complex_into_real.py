@@ -3,12 +3,12 @@
 ComplexWarning (as many times as NumPy does) and keeps the real part, in debug mode,
 against NumPy 2.4: each row runs once with real NumPy and once with the shim, and the
 written arrays, the value returned, the warnings and any error must be NumPy's."""
-import warnings
-
 import numpy
 import pytest
 
 import torch_numpy_shim as tnp
+
+from .outcomes import outcome
 
 
 def _c(np, shape=(2, 2)):
@@ -118,17 +118,9 @@ WRITES = {
 }
 
 
-def _outcome(fn, np):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            result = fn(np)
-        except Exception as exc:  # noqa: BLE001 - compared with NumPy's
-            result = (type(exc).__name__, str(exc))
-    return repr(result), [(w.category.__name__, str(w.message)) for w in caught]
 
 
 @pytest.mark.parametrize("name", sorted(WRITES))
 def test_complex_into_real_memory(name):
     scenario = _into(*WRITES[name])
-    assert _outcome(scenario, tnp) == _outcome(scenario, numpy)
+    assert outcome(scenario, tnp) == outcome(scenario, numpy)

@@ -13,6 +13,8 @@ import npcompile
 import torch_numpy_shim as tnp
 from torch_numpy_shim import _writeable
 
+from .outcomes import outcome
+
 
 def _write0(a):
     a[(0,) * a.ndim] = 7.0
@@ -57,19 +59,11 @@ def _ro(a):
     return a
 
 
-def _outcome(fn, np):
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        try:
-            result = fn(np)
-        except Exception as exc:  # noqa: BLE001 - compared with NumPy's
-            result = (type(exc), str(exc))
-    return repr(result), [(w.category, str(w.message)) for w in caught]
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_debug_mode(name):
-    assert _outcome(SCENARIOS[name], tnp) == _outcome(SCENARIOS[name], numpy)
+    assert outcome(SCENARIOS[name], tnp) == outcome(SCENARIOS[name], numpy)
 
 
 def test_scalar_flags_are_refused_as_numpy():
@@ -218,13 +212,13 @@ def test_broadcast_results_flags_mechanism():
 @pytest.mark.parametrize("write", sorted(BROADCAST_WRITES))
 def test_broadcast_arrays_warn_on_write(write):
     scenario = _broadcast_scenario(BROADCAST_WRITES[write])
-    assert _outcome(scenario, tnp) == _outcome(scenario, numpy)
+    assert outcome(scenario, tnp) == outcome(scenario, numpy)
 
 
 @pytest.mark.parametrize("write", sorted(OVERLAPPING_WRITES))
 def test_broadcast_arrays_overlapping_writes(write):
     scenario = _broadcast_scenario(OVERLAPPING_WRITES[write])
-    assert _outcome(scenario, tnp) == _outcome(scenario, numpy)
+    assert outcome(scenario, tnp) == outcome(scenario, numpy)
 
 
 # ---- writes into self-overlapping memory, more layouts and write paths ----------------------
@@ -299,7 +293,7 @@ def test_writes_into_self_overlapping_memory(layout, write):
     """The input's memory afterwards, the view's values, the warnings and any error:
     NumPy's, over every layout x write path."""
     scenario = _overlap_scenario(layout, write)
-    assert _outcome(scenario, tnp) == _outcome(scenario, numpy)
+    assert outcome(scenario, tnp) == outcome(scenario, numpy)
 
 
 #: NumPy reduces each item into the shared memory (a sum into a row broadcast adds up the
