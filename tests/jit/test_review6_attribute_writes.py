@@ -9,6 +9,7 @@ import pytest
 
 import npcompile
 from tests.jit.review6_support import BACKENDS, assert_same, check
+from tests.jit.test_attribute_and_container_writes import Scaled
 
 
 # 1. Setting .shape on an input array: NumPy reshapes the caller's array in place;
@@ -93,19 +94,6 @@ def test_inplace_operator_on_input_container(fn, container, backend):
 #    reads `a` itself and increments the caller's input array `a` in place.
 #    Observed (eager and inductor): returns [1. 2.], `a` becomes [1. 2.], o._v [2. 4.];
 #    NumPy/Python: returns [2. 6.], `a` unchanged [0. 1.], o._v [2. 6.].
-class _Scaled:
-    def __init__(self):
-        self._v = np.zeros(2)
-
-    @property
-    def v(self):
-        return self._v
-
-    @v.setter
-    def v(self, x):
-        self._v = x * 2
-
-
 def _property_setter(obj, a):
     obj.v = a
     obj.v += 1
@@ -114,8 +102,8 @@ def _property_setter(obj, a):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_property_setter_of_argument(backend):
-    _, (obj, a) = check(_property_setter, _Scaled(), np.arange(2.), backend=backend)
-    expected_obj = _Scaled()
+    _, (obj, a) = check(_property_setter, Scaled(), np.arange(2.), backend=backend)
+    expected_obj = Scaled()
     _property_setter(expected_obj, np.arange(2.))
     assert_same(expected_obj._v, obj._v, "obj._v")
 
