@@ -39,6 +39,8 @@ class CompiledEntry:
         self.label = "a graph"
         self.fullgraph = False
         self.proven = False                 # ran once without raising
+        # writes into inputs at indices from the data: copies them first on every run
+        self.guards_indices = bool(self.effects.written) and failures.may_raise_index_error(capture_.gm)
         self._context = None
 
     def prepare(self, globals_dict, closure, device, label, fullgraph, resumed=False):
@@ -99,7 +101,7 @@ class CompiledEntry:
         if self.effects.written:   # proven (on probation it would have been restored)
             if isinstance(exc, torch._C._LinAlgError):
                 raise numpy.linalg.LinAlgError(str(exc)) from exc
-            if data_error:
+            if data_error and not failures.is_index_error(exc):   # an index error may follow writes
                 raise failures.as_numpy_error(exc)
             self.demote(exc)
             raise BackendFailed(f"{self.label} raised after it may have written part of its results into "
@@ -238,7 +240,9 @@ def _fast_path(entry, compiled):
     cap, context = entry.capture, entry._context
     inputs = context["inputs"]
     compiled = with_thread_policy(compiled, cap.gm, context["device"])
-    if not entry.proven:
+    if entry.guards_indices:
+        compiled = failures.Probation(compiled, entry.effects.written)
+    elif not entry.proven:
         compiled = failures.Probation(compiled, entry.effects.written, entry.prove)
     boxed = _boxed_form(compiled)
     call = f"boxed([{inputs[1:-1].rstrip(',')}])" if boxed is not None and entry.write is None \

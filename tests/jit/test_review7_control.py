@@ -222,7 +222,6 @@ def writes_then_catches(a, idx):
     return a
 
 
-@pytest.mark.xfail(strict=True, reason="review 7 bug 5: IndexError of a trusted writing graph becomes BackendFailed")
 @pytest.mark.parametrize("fn", [adds_at, writes_then_catches])
 def test_out_of_bounds_index_write_after_the_graph_has_run(fn):
     """``a[idx] += 1`` (or ``a[idx] = 0`` inside ``try/except IndexError``) called with
