@@ -565,11 +565,17 @@ class Tracer:
 
     # ---- attributes ---------------------------------------------------------------------
     def load_attr(self, obj, name):
+        source = self.source_of.get(id(obj))
+        if source is not None:   # the dict's copy first: it holds attribute stores too
+            through_dict = self.read_through_dict(obj, name)
+            if through_dict is not _MISSING:
+                return through_dict
         written = self.overlay.get((id(obj), name), _MISSING)
         if written is not _MISSING:
             return written
-        source = self.source_of.get(id(obj))
         if source is not None:
+            if name == "__dict__":
+                return self.lift_dict_of(obj, source)
             if any(key[0] == id(obj) for key in self.overlay):
                 computed = self.computed_attribute(obj, name)
                 if computed is not _MISSING:
@@ -646,6 +652,40 @@ class Tracer:
         self.guards.add(check if value else f"not {check}", f"{source.label}.{label} is {value}")
         return value
 
+    def mirrored_dict(self, obj):
+        """The trace's copy of the ``__dict__`` of ``obj`` (from outside), if the trace
+        lifted it (``o.__dict__``, ``vars(o)``, ``self.__dict__.update``), else None."""
+        try:
+            real = object.__getattribute__(obj, "__dict__")
+        except (AttributeError, TypeError):
+            return None
+        seen = self.aliasable.get(id(real))
+        return seen[0] if seen is not None and type(seen[0]) is dict else None
+
+    def lift_dict_of(self, obj, source):
+        """``obj.__dict__`` of an object from outside: its copy in the trace, holding the
+        attributes the trace stored on ``obj`` before (still overlays, not yet replayed)."""
+        fresh = self.mirrored_dict(obj) is None
+        copy = self.lift(getattr(obj, "__dict__"), sources.attribute(source, "__dict__"))
+        if fresh and type(copy) is dict:
+            copy.update({key: value for (owner, key), value in self.overlay.items() if owner == id(obj)})
+        return copy
+
+    def read_through_dict(self, obj, name):
+        """``obj.name`` once the trace holds a copy of ``obj.__dict__``: the copy's entry
+        (writes through the dict are replayed on the object only after the graph ran, so
+        the real attribute lags), unless the class's data descriptor wins. A name removed
+        from the copy only is a graph break. _MISSING where the copy says nothing."""
+        copy = self.mirrored_dict(obj)
+        if copy is None or hasattr(type(getattr(type(obj), name, None)), "__set__"):
+            return _MISSING
+        if name in copy:
+            return copy[name]
+        if name in object.__getattribute__(obj, "__dict__"):
+            raise GraphBreak(f"reading .{name} of a {type(obj).__name__} removed through its __dict__",
+                             "it runs as written")
+        return _MISSING
+
     def computed_attribute(self, obj, name):
         """``obj.name`` of an object from outside that the trace has written to (its real
         state lags the overlay until the graph ran), where the class computes the
@@ -712,6 +752,9 @@ class Tracer:
                                  "it runs as written")
             self.overlay[(id(obj), name)] = value
             self.side_effects.append(("setattr", source, name, value))
+            copy = self.mirrored_dict(obj)
+            if copy is not None:   # o.__dict__ read in the trace sees the store too
+                copy[name] = value
             return
         code = _store_code(obj, name)
         if code is None:

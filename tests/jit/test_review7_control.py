@@ -280,6 +280,11 @@ class Settings:
     def __init__(self):
         self.k = 1.0
 
+    def __eq__(self, other):   # the oracle compares the caller's object after the call by its state
+        return type(other) is Settings and vars(other) == vars(self)
+
+    __hash__ = None
+
     def update(self, **changes):
         self.__dict__.update(changes)
 
@@ -299,7 +304,6 @@ def set_through_a_method(a, o):
     return a * o.k
 
 
-@pytest.mark.xfail(strict=True, reason="review 7 bug 7: read after a write through __dict__ is stale")
 @pytest.mark.parametrize("fn", [set_through_dict, set_through_vars, set_through_a_method])
 def test_attribute_read_after_a_write_through_its_dict(fn):
     """An object passed in, ``o.__dict__['k'] = 2.0`` (or ``vars(o)[...]``, or a method
