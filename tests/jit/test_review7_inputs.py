@@ -80,7 +80,6 @@ def _write_then_fancy_read(x, idx):
     return x[idx].sum()
 
 
-@pytest.mark.xfail(strict=True, reason="review 7 inputs bug 2: an index error of a writing graph becomes BackendFailed")
 @pytest.mark.parametrize("backend", ["eager", "inductor"])
 def test_out_of_bounds_index_after_a_write_is_numpys_index_error(backend):
     """2. An out-of-bounds index array on a later call of a graph that writes into an
