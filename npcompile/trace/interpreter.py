@@ -250,7 +250,11 @@ class Tracer:
         return result
 
     def step(self, handler, frame, inst):
-        """One instruction; what stops the trace becomes a GraphBreak with the user stack."""
+        """One instruction; what stops the trace becomes a GraphBreak with the user stack.
+        A break raised here after calls it inlined returned (``sorted``'s key calls, then
+        comparing their traced results) stops before this instruction, not before the
+        callee's last one."""
+        begun = self.steps - 1
         try:
             handler(self, frame, inst)
             return
@@ -268,17 +272,17 @@ class Tracer:
             brk.__cause__ = exc
         if not brk.stack:
             brk.stack = self.user_stack()
-        self.note_break(brk)
+        self.note_break(brk, begun)
         raise brk
 
-    def note_break(self, brk):
+    def note_break(self, brk, step=None):
         """Where the break happened: the step to stop before when tracing again, whether
         real Python can take over there (not inside a call the interpreter made from its
         own Python code, e.g. a map() callback), and whether it must be an error
         (fullgraph, or error_on_graph_break(True) in force in the breaking frame)."""
         if brk.step is not None:
             return
-        brk.step = self.steps - 1
+        brk.step = self.steps - 1 if step is None else step
         brk.resumable = self.sync_depth == 0
         frame = self.frames[-1]
         brk.fatal = frame.fullgraph or frame.error_on_graph_break

@@ -89,7 +89,6 @@ def largest_by_a_helper(arrs):
     return max(arrs, key=total)
 
 
-@pytest.mark.xfail(strict=True, reason="review 7 bug 3: break step inside a key function's RETURN_VALUE")
 @pytest.mark.parametrize("fn", [sorts_by_a_helper, largest_by_a_helper])
 def test_sorted_and_max_with_a_module_level_key_function(fn):
     """``sorted(arrs, key=total)`` / ``max(arrs, key=total)`` with ``total`` a module-level
