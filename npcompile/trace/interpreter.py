@@ -22,7 +22,7 @@ from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from .. import config, controls
 from ..errors import GraphBreak, RestartTrace
-from . import liveness, loops, numpy_map, real, scalars, sources, symbols
+from . import callbacks, liveness, loops, numpy_map, real, scalars, sources, symbols
 from .frame import INLINED, NO_VALUE, NULL, Frame, Resume, cell_full
 from .guards import Guards
 from .jitted import Jitted
@@ -998,16 +998,9 @@ class Tracer:
             raise GraphBreak(f"call to {_describe(fn)}, which npcompile cannot trace",
                              "it runs uncompiled; use npcompile.allow_in_graph if it is pure")
         if any(is_user_function(a) for a in args) or any(is_user_function(v) for v in kwargs.values()):
-            args = [self.callback(a) for a in args]
-            kwargs = {k: self.callback(v) for k, v in kwargs.items()}
+            return callbacks.call_native(self, fn, args, kwargs, is_user_function,
+                                         lambda obj: id(obj) in self.source_of)
         return fn(*args, **kwargs)
-
-    def callback(self, value):
-        """A user function handed to a native function (functools.reduce, the shim's
-        fromfunction, ...) is traced like any call when it is called back."""
-        if not is_user_function(value):
-            return value
-        return lambda *args, **kwargs: self.call_now(value, list(args), kwargs)
 
 
 _MISSING = object()

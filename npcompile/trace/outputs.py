@@ -16,6 +16,7 @@ same table ``runtime.view_replay`` replays on the caller's inputs.
 """
 import builtins
 import dataclasses
+import functools
 import types
 
 import numpy
@@ -242,6 +243,8 @@ class _Encoder:
             rebuild_fn, args, *state = value.__reduce__()
             state = self(state[0]) if state else "None"
             return self.name(value, f"_rebuild({p.const(rebuild_fn)}, {self(args)}, {state})")
+        if type(value) is functools.partial:   # made in the trace: a new one per call, of its values
+            return self.partial(value)
         if isinstance(value, types.FunctionType) and id(value) in end.created_functions:
             raise GraphBreak("a function defined inside the compiled function is live at a break",
                              "define it at module level to let tracing resume after the break")
@@ -253,6 +256,16 @@ class _Encoder:
             self.p.conversions.append(f"{obj}.__dict__.update({{{fields}}})")
             return obj
         raise GraphBreak(f"a {type(value).__name__} cannot leave a compiled function")
+
+    def partial(self, value):
+        """A ``functools.partial`` made in the trace, made again each run from what it holds
+        (its function, arguments and keywords as outputs), as CPython makes one per call."""
+        made = f"{self.p.const(functools.partial)}({self(value.func)}, *{self(value.args)}, **{self(value.keywords)})"
+        obj = self.name(value, made)
+        if value.__dict__:
+            fields = ", ".join(f"{k!r}: {self(v)}" for k, v in value.__dict__.items())
+            self.p.conversions.append(f"{obj}.__dict__.update({{{fields}}})")
+        return obj
 
     def cell(self, cell):
         if id(cell) not in self.end.internal_cells:

@@ -141,7 +141,6 @@ def sort_with_cmp_to_key(arrs):
     (decorated_inside, (np.arange(3.0),)),
     (sort_with_cmp_to_key, ([np.arange(3.0), -np.arange(3.0), np.ones(3)],)),
 ], ids=["partial", "vectorize", "functools_wraps", "cmp_to_key"])
-@pytest.mark.xfail(strict=True, reason="review 7 bug 6: tracer callbacks kept by native objects")
 def test_user_function_kept_by_a_native_object_made_inside(fn, args):
     """``functools.partial(scale, s=3)(a)``, ``np.vectorize(lambda x: x * 2)(a)``, a
     ``functools.wraps`` decorator applied inside, ``functools.cmp_to_key(lambda ...)`` made
@@ -154,7 +153,6 @@ def test_user_function_kept_by_a_native_object_made_inside(fn, args):
     check_jit_calls(fn, [args])
 
 
-@pytest.mark.xfail(strict=True, reason="review 7 bug 6")
 def test_partial_made_inside_and_returned_keeps_the_users_function():
     """``return functools.partial(scale, s=3)``. NumPy: ``p.func is scale``. npcompile:
     ``p.func`` is ``Tracer.callback.<locals>.<lambda>``, which keeps the tracer alive and
