@@ -12,6 +12,7 @@ from . import _coerce, _dtypes, _flipped, _layout, _promotion, _self_overlap
 from ._detours import movable, restored
 from ._errors import UnsupportedError, raise_if
 from ._graph_warnings import warn_complex_to_real
+from ._may_overlap import may_overlap
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, normalize_axis, normalizer, where_mask
 from ._numpy_version import NUMPY_2_5
@@ -205,8 +206,9 @@ def copyto(dst, src, casting="same_kind", where=True):
     if not isinstance(dst, ndarray) or dst._scalar:
         kind = f"numpy.{dst.dtype.name}" if isinstance(dst, ndarray) else type(dst).__name__
         raise TypeError(f"copyto() argument 1 must be numpy.ndarray, not {kind}")
-    overlap = _shares_memory_owner(dst, src)
+    owner = _shares_memory_owner(dst, src)
     src = _copyto_source(src, dst.dtype, casting)
+    overlap = owner or may_overlap(src._t, dst._t)
     _check_broadcasts_into(src.shape, dst.shape)
     warn_complex_to_real(src._t.dtype, dst.dtype.torch)
     value = _coerce.cast_tensor(src._t, dst.dtype, copy=overlap).expand(dst._t.shape)

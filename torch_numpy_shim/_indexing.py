@@ -22,6 +22,7 @@ from ._detours import movable
 from ._errors import ComplexWarning, raise_if
 from ._fp_errors import tracing
 from ._graph_warnings import warn_complex_to_real
+from ._may_overlap import may_overlap
 from ._ndarray import ndarray
 from ._normalize import NO_VALUE, ArrayLike, OutArray, normalize_axis, normalizer, write_out
 from ._numpy_version import NUMPY_2_5
@@ -547,12 +548,9 @@ def _root(arr):
 
 def _detach_from(t, target_arr, value):
     """torch refuses copies between overlapping memory: copy a value that may alias."""
-    if not isinstance(value, ndarray):
-        return t
-    if _root(value) is _root(target_arr):
+    if isinstance(value, ndarray) and _root(value) is _root(target_arr):
         return t.clone()
-    same = StorageWeakRef(t.untyped_storage()) == StorageWeakRef(target_arr._t.untyped_storage())
-    return t.clone() if same else t  # storage identity: works for fake tensors too
+    return t.clone() if may_overlap(t, target_arr._t) else t
 
 
 @_flipped.writes(0)

@@ -111,7 +111,6 @@ def _copyto(dst, src):
     return dst
 
 
-@pytest.mark.xfail(strict=True, reason="review 7 inputs bug 3: shim assignment between overlapping NumPy arguments")
 @pytest.mark.parametrize("fn", [_assign_all, _copyto])
 def test_assignment_between_overlapping_arguments(fn):
     """3. Assignment between two arguments over one buffer, the destination ahead of the
@@ -127,7 +126,6 @@ def test_assignment_between_overlapping_arguments(fn):
     _assert_calls_match(fn, npcompile.jit(fn, backend="eager"), [(b[1:], b[:-1])])
 
 
-@pytest.mark.xfail(strict=True, reason="review 7 inputs bug 3")
 def test_debug_mode_copyto_between_overlapping_arrays():
     """3b. The same in debug mode: np.copyto(a[1:], a[:-1]) on a NumPy array a =
     arange(101.) gives NumPy's [0, 0, 1, ..., 99]; torch_numpy_shim.copyto repeats
