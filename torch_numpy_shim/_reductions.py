@@ -784,6 +784,8 @@ def _extreme_of_items(t, dt, axes, mask, initial, largest, skip_nan):
         t = torch.where(mask, t, start)
     items = _to_last(t if mask is None else mask, axes)
     x = _to_last(t, axes)
+    if x.shape[-1] == 0:  # initial alone: no where over constants, which Inductor cannot lower
+        return start.expand(x.shape[:-1]).clone()
     x = torch.cat([start.expand(*x.shape[:-1], 1), x], -1)
     r = _extreme_value(x, largest, skip_nan)
     if r.is_floating_point() and not skip_nan:

@@ -173,7 +173,6 @@ def _max_from_initial(x):
     return x.max(initial=-1)
 
 
-@pytest.mark.xfail(strict=True, reason="review 7 inputs bug 5: empty max/min with initial= fails Inductor's lowering")
 def test_empty_max_with_initial_compiles_under_inductor():
     """5. An input whose size goes 5 -> 0 through `x.max(initial=-1)` under Inductor: the
     value (-1.0) is NumPy's, but Inductor fails lowering the size-0 graph
