@@ -254,7 +254,10 @@ def capture(fn, bound_args, arg_names, resume_frames=None, device=torch.device("
             return TraceStop(exc, _guards_taking_either(tracer, device))
         end, plan = ends[0]
         refusal = _untraceable_fp_state(tracer) if any(n.op == "call_function" for n in gm.graph.nodes) else None
-        writes = bool((end.checks or end.warnings) and mutated_inputs(gm))
+        written = mutated_inputs(gm)
+        writes = bool((end.checks or end.warnings) and written)
+        if refusal is None and written:
+            refusal = tracer.overlap_guards(written, _taking_either(tracer, device))
         if refusal is None and end.checks and writes:
             refusal = GraphBreak("a value check NumPy makes comes before a write into an input",
                                  "the check could only run after the write; this call runs as written")

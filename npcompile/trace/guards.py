@@ -93,6 +93,26 @@ class Guards:
         self.add(f"len({{{ids}}}) == {len(sources)}",
                  f"{', '.join(s.label for s in sources)} are different objects")
 
+    def memory_overlap(self, sources, pairs, overlapping, held=()):
+        """Whether (``overlapping``) or not the arrays at ``sources[i]``, ``sources[j]``
+        share memory for some pair ``(i, j)`` of ``pairs``. A graph that writes an input
+        takes its inputs for independent buffers (functionalization moves reads across
+        writes), so it holds only where no written input overlaps another. Inline, not a
+        function: NumPy's bounds test (one C call a pair, false for independent buffers)
+        short-circuits the exact test, which only bounds that overlap reach. Sources in
+        ``held`` may be a held tensor (held_inputs): their pairs take the slower test
+        that reads either form."""
+        exact = self.const(shares_memory)
+        fast, slow = self.const(numpy.may_share_memory), self.const(may_share_memory)
+        tests = []
+        for i, j in pairs:
+            pair = f"({sources[i].expr}, {sources[j].expr})"
+            tests.append(f"{slow if i in held or j in held else fast}{pair} and {exact}{pair}")
+        names = " or ".join(f"{sources[i].label} and {sources[j].label}" for i, j in pairs)
+        tests = " or ".join(tests)
+        self.add(f"({tests})" if overlapping else f"not ({tests})",
+                 f"{names} {'share' if overlapping else 'share no'} memory")
+
     # --- code generation ---------------------------------------------------------------
     def expression(self):
         """All checks as one Python expression over ``L`` (its names: ``namespace``)."""
@@ -144,3 +164,31 @@ def _same_part(a, b):
     if b != b:
         return a != a
     return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
+def any_overlap(arrays, pairs):
+    """Whether the arrays of some pair ``(i, j)`` share memory (as ``memory_overlap`` guards)."""
+    return any(may_share_memory(arrays[i], arrays[j]) and shares_memory(arrays[i], arrays[j])
+               for i, j in pairs)
+
+
+def may_share_memory(a, b):
+    """NumPy's bounds test on ndarrays or held tensors; what it cannot read counts as shared."""
+    try:
+        return numpy.may_share_memory(_host(a), _host(b))
+    except Exception:  # noqa: BLE001 - any failure: run as written
+        return True
+
+
+def shares_memory(a, b):
+    """NumPy's exact test, bounded: too hard to decide, or an array it cannot read,
+    counts as shared (the call then runs as written, which is right either way)."""
+    try:
+        return numpy.shares_memory(_host(a), _host(b), max_work=10_000)
+    except Exception:  # noqa: BLE001 - TooHardError or an unreadable array
+        return True
+
+
+def _host(value):
+    """An ndarray over ``value``'s memory (a held tensor on the CPU: its ``numpy()``)."""
+    return value if type(value) is numpy.ndarray else value.tensor.numpy()

@@ -24,7 +24,7 @@ from .. import config, controls
 from ..errors import GraphBreak, RestartTrace
 from . import callbacks, liveness, loops, numpy_map, real, scalars, sources, symbols
 from .frame import INLINED, NO_VALUE, NULL, Frame, Resume, cell_full
-from .guards import Guards
+from .guards import Guards, any_overlap
 from .jitted import Jitted
 from .opcodes import HANDLERS
 from .resident import DeviceArray
@@ -441,9 +441,37 @@ class Tracer:
         self.keepalive.append(value)
         return array
 
+    def overlap_guards(self, written, either=()):
+        """After a trace whose graph writes the inputs at ``written`` (placeholder
+        indices): guard whether a written NumPy input shares memory with another one
+        (b[:-1], b[1:]). The graph takes them for independent buffers and reorders reads
+        across the write, so for overlapping arguments it returns a GraphBreak (the call
+        runs as written); None when the graph holds. ``either``: inputs that may come as
+        a held tensor (held_inputs)."""
+        arrays = [i for i, inp in enumerate(self.inputs) if (type(inp.example) is numpy.ndarray or i in either)
+                  and self.array_by_id.get(id(inp.example), (None, None))[1] == inp.source]   # traced, once
+        pairs = [(m, n) for m in range(len(arrays)) for n in range(m + 1, len(arrays))
+                 if arrays[m] in written or arrays[n] in written]
+        if not pairs:
+            return None
+        overlapping = any_overlap([self.inputs[i].example for i in arrays], pairs)
+        held = {m for m, i in enumerate(arrays) if i in either}
+        self.guards.memory_overlap([self.inputs[i].source for i in arrays], pairs, overlapping, held)
+        if not overlapping:
+            return None
+        return GraphBreak("arguments that share memory, one of them written by the graph",
+                          "the compiled graph takes its inputs for independent buffers; this call runs as written")
+
     def int_input(self, value, source):
         """A Python int traced as a symbol (a graph input), so a changing counter or
-        size does not recompile; the ShapeEnv guards what the trace assumed of it."""
+        size does not recompile; the ShapeEnv guards what the trace assumed of it. The
+        symbol is a C int64, so it is guarded to int64's range; an int beyond it is
+        traced as the constant it is (NumPy converts it to the array's dtype or raises
+        OverflowError, NEP 50)."""
+        if not -2 ** 63 <= value < 2 ** 63:
+            self.guards.equals(source, value)
+            return value
+        self.guards.add(f"-{2 ** 63} <= {source.expr} < {2 ** 63}", f"{source.label} fits int64")
         index = next((i for i, inp in enumerate(self.inputs) if inp.source == source), None)
         if index is None:
             self.inputs.append(ArrayInput(source, value))

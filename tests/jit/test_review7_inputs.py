@@ -47,7 +47,6 @@ def _reduce_write_reduce(x, y):
     return t + x.sum()
 
 
-@pytest.mark.xfail(strict=True, reason="review 7 inputs bug 1: partial overlap of two arguments is not guarded; functionalization reorders reads and writes")
 @pytest.mark.parametrize("backend", ["aot_eager", "inductor"])
 def test_partially_overlapping_arguments_keep_statement_order(backend):
     """1. Two arguments that are distinct views of one buffer overlapping in part,
@@ -147,7 +146,6 @@ def _shift_in_place(x, n):
     return x
 
 
-@pytest.mark.xfail(strict=True, reason="review 7 inputs bug 4: dynamic int arguments have no int64 range guard")
 @pytest.mark.parametrize("backend", ["eager", "inductor"])
 def test_int_argument_beyond_int64_after_it_became_dynamic(backend):
     """4. A Python int argument that changed between calls is traced as a symbol
