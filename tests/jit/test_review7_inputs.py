@@ -9,18 +9,13 @@ import numpy as np
 import pytest
 
 import npcompile
+from tests.jit.review6_support import run
 from tests.layouts import clone_arrays
 
 
 def _outcome(fn, args):
     """(result, exception class, arguments afterwards) of ``fn`` on a layout-keeping copy."""
-    args = clone_arrays(list(args))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        try:
-            return fn(*args), None, args
-        except Exception as exc:  # noqa: BLE001 - compared by class
-            return None, type(exc), args
+    return run(fn, args, clone=lambda a: clone_arrays(list(a)))
 
 
 def _assert_calls_match(fn, jitted, calls):
