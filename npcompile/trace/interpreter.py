@@ -22,7 +22,7 @@ from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from .. import config, controls
 from ..errors import GraphBreak, RestartTrace
-from . import callbacks, liveness, loops, numpy_map, real, scalars, sources, symbols
+from . import callbacks, lazy_iterators, liveness, loops, namespaces, numpy_map, real, scalars, sources, symbol_text, symbols
 from .frame import INLINED, NO_VALUE, NULL, Frame, Resume, cell_full
 from .guards import Guards, any_overlap
 from .jitted import Jitted
@@ -337,6 +337,8 @@ class Tracer:
             if isinstance(value, list):
                 self.mirror(value, copy, source)
             return copy
+        if type(value) is dict and (value is self.fn.__globals__ or namespaces.module_namespace(value)):
+            return self.lift_namespace(value, source)
         if type(value) is dict and all(isinstance(k, (str, int)) for k in value):
             g.type_is(source, value)
             g.keys(source, list(value))
@@ -378,6 +380,17 @@ class Tracer:
         elif isinstance(value, types.ModuleType):
             self.module_sources.setdefault(id(mapped), source)
         return mapped
+
+    def lift_namespace(self, namespace, source):
+        """A module's globals (``globals()``): the dict itself, by identity, not a copy
+        of every global in it. What is read or written through it is a graph break (it
+        is ``opaque``), taken by real Python on the real dict."""
+        self.guards.identity(source, namespace)
+        self.opaque.add(id(namespace))
+        self.aliasable[id(namespace)] = (namespace, source)
+        self.source_of[id(namespace)] = source
+        self.keepalive.append(namespace)
+        return namespace
 
     def mirror(self, value, copy, source):
         """``copy`` stands for the outside list or dict ``value`` in the trace; its
@@ -850,9 +863,9 @@ class Tracer:
     def format(self, value, convert, spec):
         if isinstance(value, ShimArray):
             raise GraphBreak("formatting an array as text needs its values")
-        if isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)):
-            # a counter traced as a graph input (Resume.computed) would format as its symbol
-            raise GraphBreak("formatting a number known only at run time needs its value")
+        # a counter traced as a graph input (Resume.computed), a size that changed, or a
+        # tuple of them (f"{a.shape}") would format as its symbols
+        symbol_text.refuse(value)
         if convert is not None:
             value = convert(value)
         return format(value, spec)
@@ -862,6 +875,8 @@ class Tracer:
             self.check_transparent(*operands)
         if op in _IN_PLACE_METHODS and id(operands[0]) in self.mirrors:
             return self.apply_in_place(op, *operands)
+        if (op is operator.mod or op is operator.imod) and isinstance(operands[0], (str, bytes)):
+            symbol_text.refuse(operands[1])   # '%s' % (a.shape,) would print the symbols
         return op(*operands)
 
     def apply_in_place(self, op, left, right):
@@ -1026,9 +1041,14 @@ class Tracer:
             raise GraphBreak(f"call to {_describe(fn)}, which npcompile cannot trace",
                              "it runs uncompiled; use npcompile.allow_in_graph if it is pure")
         if any(is_user_function(a) for a in args) or any(is_user_function(v) for v in kwargs.values()):
-            return callbacks.call_native(self, fn, args, kwargs, is_user_function,
-                                         lambda obj: id(obj) in self.source_of)
-        return fn(*args, **kwargs)
+            result = callbacks.call_native(self, fn, args, kwargs, is_user_function,
+                                           lambda obj: id(obj) in self.source_of)
+        else:
+            result = fn(*args, **kwargs)
+        if type(result) is str and (args or kwargs or bound_self is not None):
+            # str(n), repr(a.shape), "{}".format(n) of a symbol give its name: run for real
+            symbol_text.refuse(bound_self, *args, *kwargs.values())
+        return result
 
 
 _MISSING = object()
@@ -1325,13 +1345,38 @@ def _call_delattr(tracer, args, kwargs):
 
 
 def _call_map(tracer, args, kwargs):
-    fn, *iterables = args
-    return iter([tracer.call_now(fn, list(items), {}) for items in zip(*iterables)])
+    return lazy_iterators.make_map(tracer, args, kwargs)
 
 
 def _call_filter(tracer, args, kwargs):
-    fn, iterable = args
-    return iter([x for x in iterable if tracer.truth(x if fn is None else tracer.call_now(fn, [x], {}))])
+    return lazy_iterators.make_filter(tracer, args, kwargs)
+
+
+def _reads_frame(fn):
+    """``globals()``, ``locals()``, ``vars()``, ``dir()``, ``eval``/``exec`` without
+    globals: the traced frame's namespaces, not the tracer's own (namespaces.py)."""
+    def call(tracer, args, kwargs):
+        if not namespaces.reads_frame(fn, args, kwargs):
+            return fn(*args, **kwargs)
+        frame = tracer.frames[-1]
+        if fn is globals:
+            return _frame_globals(tracer, frame)
+        if fn is eval or fn is exec:
+            raise GraphBreak(f"{fn.__name__}() of code in the function's own namespaces",
+                             "it runs for real, in the function's frame")
+        snapshot = namespaces.frame_locals(tracer, frame)
+        return sorted(snapshot) if fn is dir else snapshot
+    return call
+
+
+def _frame_globals(tracer, frame):
+    if frame.globals is tracer.fn.__globals__:
+        return tracer.lift(frame.globals, sources.Source("G", "globals()"))
+    name = frame.globals.get("__name__")
+    if not namespaces.module_namespace(frame.globals):
+        raise GraphBreak(f"globals() of a function whose module ({name}) is not importable")
+    return tracer.lift(frame.globals, sources.Source(f"__import__('sys').modules[{name!r}].__dict__",
+                                                     f"globals() of {name}"))
 
 
 def _call_sorted(tracer, args, kwargs):
@@ -1374,7 +1419,7 @@ def _call_type(tracer, args, kwargs):
             return scalars.type_of(args[0])
         if isinstance(args[0], ScalarMeta):  # the shim's np.float64 stands for NumPy's, a plain type
             return type
-        return symbols.python_type(args[0])
+        return lazy_iterators.BUILTIN_OF.get(type(args[0])) or symbols.python_type(args[0])
     return type(*args, **kwargs)
 
 
@@ -1390,6 +1435,7 @@ _SPECIAL_CALLS = {
     object.__delattr__: lambda t, a, k: t.set_attribute_directly(*a, None, delete=True),
     map: _call_map, filter: _call_filter, sorted: _call_sorted, super: _call_super,
     isinstance: _call_isinstance, next: _call_next, type: _call_type, issubclass: _call_issubclass,
+    **{fn: _reads_frame(fn) for fn in (globals, locals, vars, dir, eval, exec)},
     math.floor: lambda t, a, k: _scalar_conversion(math.floor, a, k),
     math.ceil: lambda t, a, k: _scalar_conversion(math.ceil, a, k),
     math.sqrt: lambda t, a, k: _scalar_conversion(math.sqrt, a, k),

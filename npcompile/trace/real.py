@@ -21,7 +21,7 @@ import types
 
 import torch
 
-from . import exception_table
+from . import exception_table, namespaces
 from .frame import cell_full, handled_exception
 from .opcodes import CO_ASYNC_GENERATOR, CO_COROUTINE, CO_GENERATOR, REAL_HANDLERS, Reraise
 from .opcodes.registry import NoHandler as _NoHandler
@@ -205,6 +205,8 @@ class RealRunner:
         return getattr(container, method)(*args)
 
     def call(self, fn, args, kwargs):
+        if namespaces.reads_frame(fn, args, kwargs):   # globals(), locals(): the user's frame, not ours
+            return namespaces.call_for_real(self, fn, args, kwargs)
         if _runs_natively(fn, self.created_functions):
             return fn(*args, **kwargs)
         return self.call_user_function(fn, args, kwargs)

@@ -31,7 +31,6 @@ def shape_keyed(a):
     return d
 
 
-@pytest.mark.xfail(strict=True, reason="review 7 bug 1: str/repr/format of a SymInt bakes its symbol name")
 @pytest.mark.parametrize("fn", [shape_labels, shape_in_fstring, shape_keyed])
 def test_str_of_a_dynamic_shape_is_its_value(fn):
     """``str(a.shape[0])``, ``repr(a.shape)``, ``"{}".format(n)`` on calls with 2, 3, 4
@@ -43,7 +42,6 @@ def test_str_of_a_dynamic_shape_is_its_value(fn):
     check_jit_calls(fn, [(np.ones(n),) for n in (2, 3, 4)])
 
 
-@pytest.mark.xfail(strict=True, reason="review 7 bug 1")
 def test_str_of_an_int_argument_that_changed_between_calls():
     """``"k=" + str(k)`` for k = 2, 3, 4 (an int argument, traced as a symbol once it
     changed). CPython: 'k=3'. npcompile: 'k=s29' (as with shapes above)."""
@@ -58,7 +56,6 @@ def halves_with_progress(a, steps):
     return a
 
 
-@pytest.mark.xfail(strict=True, reason="review 7 bug 1")
 def test_progress_prints_of_a_loop_index_and_shape(capsys):
     """A progress print in a loop, ``print("step " + str(i), f"shape {a.shape}")``,
     called with (2 items, 2 steps), (3, 3), (4, 4). CPython prints 'step 0 shape (2,)',
@@ -192,7 +189,6 @@ def map_object_returned(a):
     return type(m).__name__
 
 
-@pytest.mark.xfail(strict=True, reason="review 7 bug 4: map/filter built eagerly")
 @pytest.mark.parametrize("fn", [map_with_side_effects, map_over_a_shared_iterator,
                                 filter_over_a_shared_iterator, map_object_returned])
 def test_map_and_filter_stay_lazy(fn):
@@ -257,7 +253,6 @@ def local_through_vars(a):
     return vars().get("b")
 
 
-@pytest.mark.xfail(strict=True, reason="review 7 bug 2: globals/locals/vars/dir run in npcompile's frame")
 @pytest.mark.parametrize("fn", [scale_from_globals, name_in_globals, sorted_locals, local_through_vars])
 def test_namespace_builtins_see_the_users_frame(fn):
     """``globals().get('SCALE', 1.0)``, ``'SCALE' in globals()``, ``sorted(locals())``,
