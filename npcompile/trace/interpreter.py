@@ -22,7 +22,19 @@ from torch_numpy_shim._ndarray import ndarray as ShimArray
 
 from .. import config, controls
 from ..errors import GraphBreak, RestartTrace
-from . import callbacks, lazy_iterators, liveness, loops, namespaces, numpy_map, real, scalars, sources, symbol_text, symbols
+from . import (
+    callbacks,
+    lazy_iterators,
+    liveness,
+    loops,
+    namespaces,
+    numpy_map,
+    real,
+    scalars,
+    sources,
+    symbol_text,
+    symbols,
+)
 from .frame import INLINED, NO_VALUE, NULL, Frame, Resume, cell_full
 from .guards import Guards, any_overlap
 from .jitted import Jitted

@@ -109,7 +109,7 @@ def free_and_cell_variables(a):
 
 
 def names_and_eval(a):
-    b = a + 1
+    b = a + 1  # noqa: F841 - read by eval
     return dir(), eval("a * SCALE + b"), eval("b", None, {"b": 5})
 
 
