@@ -8,7 +8,7 @@ import re
 
 import torch
 
-from . import probe_warnings, threads, vec_isa
+from . import index_checks, probe_warnings, threads, vec_isa
 from .compiled import CompiledGraph
 
 
@@ -77,8 +77,8 @@ def inductor(gm, example_inputs):
     Kernels read OpenMP's thread count when called (``cpp.dynamic_threads``), so the
     runtime's per-call choice holds; otherwise Inductor bakes ``num_threads(N)`` into
     them whenever torch's count differs from ``os.cpu_count()``. A graph every call of
-    which gets one thread (fixed sizes, little work) is compiled without parallel
-    regions, and marked ``single_threaded`` (not run under ``ThreadsFor``) when it calls
+    which gets one thread (fixed sizes, little work), or whose kernels check indices at
+    run time (npcompile/index_checks.py), is compiled without parallel regions, and marked ``single_threaded`` (not run under ``ThreadsFor``) when it calls
     no library kernel (see npcompile/threads.py).
 
     A graph that mutates no input and returns no aliases goes straight to Inductor's
@@ -104,7 +104,7 @@ def inductor(gm, example_inputs):
     vec_isa.install()
     fake_mode = fake_mode_of(gm, example_inputs)
     passes = post_grad_passes()
-    single = threads.single_threaded(gm)
+    single = threads.single_threaded(gm) or index_checks.checks_indices(gm)
     with tracing(TracingContext(fake_mode)), passes, vector_width.chosen_for(gm, example_inputs), \
             torch._inductor.config.patch({**(SINGLE_THREAD if single else DYNAMIC_THREADS), **ROUND_EACH_OP}):
         if not _is_pure(gm):
