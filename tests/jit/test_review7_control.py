@@ -9,7 +9,7 @@ import pytest
 
 import npcompile
 from tests.jit.harness import check_jit_calls, compare_call
-
+from tests.jit.test_index_errors_in_graphs import adds_at, writes_then_catches
 
 # ---- str() of a shape that became dynamic -------------------------------------------------
 
@@ -201,19 +201,6 @@ def test_map_and_filter_stay_lazy(fn):
 
 
 # ---- an out-of-bounds index write on a later call -------------------------------------------
-
-def adds_at(a, idx):
-    a[idx] += 1
-    return a
-
-
-def writes_then_catches(a, idx):
-    try:
-        a[idx] = 0.0
-    except IndexError:
-        return "out of bounds"
-    return a
-
 
 @pytest.mark.parametrize("fn", [adds_at, writes_then_catches])
 def test_out_of_bounds_index_write_after_the_graph_has_run(fn):
