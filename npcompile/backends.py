@@ -78,8 +78,9 @@ def inductor(gm, example_inputs):
     runtime's per-call choice holds; otherwise Inductor bakes ``num_threads(N)`` into
     them whenever torch's count differs from ``os.cpu_count()``. A graph every call of
     which gets one thread (fixed sizes, little work), or whose kernels check indices at
-    run time (npcompile/index_checks.py), is compiled without parallel regions, and marked ``single_threaded`` (not run under ``ThreadsFor``) when it calls
-    no library kernel (see npcompile/threads.py).
+    run time (npcompile/index_checks.py), is compiled without parallel regions, and
+    marked ``single_threaded`` (not run under ``ThreadsFor``) when it calls no library
+    kernel (see npcompile/threads.py).
 
     A graph that mutates no input and returns no aliases goes straight to Inductor's
     graph compiler and is called without AOT autograd's runtime wrappers (they cost

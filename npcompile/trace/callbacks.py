@@ -48,7 +48,8 @@ def call_native(tracer, fn, args, kwargs, is_user_function, made_outside):
     kwargs = {k: stand_in(v) for k, v in kwargs.items()}
     alive = [weakref.ref(s) for s in stand_ins.values()]
     result = fn(*args, **kwargs)
-    del args, kwargs, stand_ins, stand_in   # the only references but for what fn kept
+    stand_ins.clear()   # with args and kwargs, the only references but for what fn kept
+    del args, kwargs
     if any(ref() is not None for ref in alive):
         raise GraphBreak(f"{getattr(fn, '__qualname__', fn)!s} keeps a function of the user's to call later",
                          "calling it later cannot be traced from here: it runs as written")

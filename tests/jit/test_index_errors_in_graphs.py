@@ -7,7 +7,8 @@ state it started from. No warning: the data, not the compiler, is at fault, and 
 graph stays compiled for the next call."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import npcompile
 from tests.jit.harness import check_jit_calls

@@ -5,7 +5,8 @@ other case. Overlapping calls must run as NumPy's statements do; independent one
 interleaved views, whose bounds overlap but no item) must keep the one graph."""
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import npcompile
 from tests.jit.harness import check_jit_calls

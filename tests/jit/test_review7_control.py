@@ -236,7 +236,7 @@ def sorted_locals(a):
 
 
 def local_through_vars(a):
-    b = a + 1
+    b = a + 1  # noqa: F841 - read through vars()
     return vars().get("b")
 
 

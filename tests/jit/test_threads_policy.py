@@ -51,7 +51,8 @@ def test_callers_thread_limit_is_respected(policy):
 
 def test_a_busy_machine_gets_one_thread(policy, monkeypatch):
     for runnable, expected in ((5, 1), (4, 1), (3, 2), (2, 3), (1, 4)):   # us + (runnable - 1) others
-        monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(read=lambda r=runnable: r, cpus=4, read_ours=lambda: 1))
+        monitor = threads.ContentionMonitor(read=lambda r=runnable: r, cpus=4, read_ours=lambda: 1)
+        monkeypatch.setattr(threads, "contention", monitor)
         assert threads.threads_for(64 << 20) == expected, runnable
 
 
@@ -64,7 +65,8 @@ def test_our_own_threads_are_not_counted_as_contention():
 
 def test_contention_reading_is_cached_for_its_ttl():
     readings, now = iter([9, 1]), [0.0]
-    monitor = threads.ContentionMonitor(ttl=0.05, read=lambda: next(readings), clock=lambda: now[0], cpus=2, read_ours=lambda: 1)
+    monitor = threads.ContentionMonitor(ttl=0.05, read=lambda: next(readings), clock=lambda: now[0], cpus=2,
+                                        read_ours=lambda: 1)
     assert monitor.busy(2) and monitor.busy(2)      # the second answer is the cached one
     now[0] = 0.06
     assert not monitor.busy(2)
