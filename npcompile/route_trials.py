@@ -32,7 +32,13 @@ import threading
 import time
 
 from . import thread_count
-from .passes import host_blas
+
+
+def _host_blas():
+    """npcompile.passes.host_blas, imported when first needed: it imports Inductor, which
+    ``import npcompile`` must not load (a graph with products has compiled by then)."""
+    from .passes import host_blas
+    return host_blas
 
 #: Calls in a row each way takes in a pair; the first of each run is not counted.
 RUN = 3
@@ -65,7 +71,7 @@ class RouteTrial:
         """``call()`` under ``threads`` (more than one) for a graph with split products:
         as decided for this count, or as its trial needs. ``current``: the calling thread's
         count, restored afterwards."""
-        blas = host_blas.numpy_blas_threads()
+        blas = _host_blas().numpy_blas_threads()
         if blas is None or blas < 2:
             return _run_as(call, False, threads, current)
         key = (threads, blas)
@@ -97,6 +103,7 @@ def _run_as(call, serial, threads, current):
     """``call()`` with the kernels on ``threads`` and the products as calibrated, or
     (``serial``) with the kernels on one thread and the split products on NumPy's BLAS."""
     wanted = 1 if serial else threads
+    host_blas = _host_blas()
     previous = host_blas.force_split_route(True if serial else None)
     switch = wanted != current
     token = thread_count.use(wanted, current) if switch else None

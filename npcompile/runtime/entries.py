@@ -15,7 +15,6 @@ import torch
 from .. import route_trials, threads
 from ..backends import CompiledGraph
 from ..errors import BackendFailed, RerunUncompiled
-from ..passes import host_blas
 from ..trace.resident import DeviceArray
 from . import devices, failures, layouts, read_only, state_reads, view_replay, warning_filters
 from .graph_effects import GraphEffects
@@ -218,6 +217,8 @@ def with_thread_policy(compiled, gm, device):
     A graph compiled without parallel regions is still wrapped when it has products: torch's
     BLAS threads them by torch's count, which on busy cores must be one (a 120x64 by 64x80
     product on MKL's two threads beside two busy processes: 128 us a call, 115 on one)."""
+    from ..passes import host_blas   # Inductor's: loaded by the compile that made ``compiled``
+
     if device.type != "cpu" or isinstance(compiled, CompiledGraph) and compiled.single_threaded \
             and not host_blas.has_products(gm):
         return compiled
