@@ -217,7 +217,7 @@ def with_thread_policy(compiled, gm, device):
     A graph compiled without parallel regions is still wrapped when it has products: torch's
     BLAS threads them by torch's count, which on busy cores must be one (a 120x64 by 64x80
     product on MKL's two threads beside two busy processes: 128 us a call, 115 on one)."""
-    from ..passes import host_blas   # Inductor's: loaded by the compile that made ``compiled``
+    from ..passes import host_blas  # Inductor's: loaded by the compile that made ``compiled``
 
     if device.type != "cpu" or isinstance(compiled, CompiledGraph) and compiled.single_threaded \
             and not host_blas.has_products(gm):
