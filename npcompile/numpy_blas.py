@@ -60,17 +60,26 @@ def set_threads(count):
     return True
 
 
-def call_within_free_cores(free_cores, fn, *args):
-    """``fn(*args)`` with NumPy's BLAS on at most ``free_cores()`` threads (read only when
-    its count is above one), the count before put back afterwards."""
-    before = threads()
-    if before is None or before < 2:
-        return fn(*args)
-    allowed = max(1, min(before, free_cores()))
-    if allowed == before:
-        return fn(*args)
-    set_threads(allowed)
-    try:
-        return fn(*args)
-    finally:
-        set_threads(before)
+def within_free_cores(free_cores, fn):
+    """``call(L)``: ``fn(*L)`` with NumPy's BLAS on at most ``free_cores()`` threads (read
+    only when its count is above one), the count before put back afterwards. Built once
+    per entry run as written: its calls, tens of microseconds each, read OpenBLAS's count
+    through the function found here, with no look-ups on the way."""
+    functions = _functions()
+    if functions is None:
+        return lambda L: fn(*L)
+    get, set_ = functions
+
+    def call(L):
+        before = get()
+        if before < 2:
+            return fn(*L)
+        allowed = free_cores()
+        if allowed >= before:
+            return fn(*L)
+        set_(max(1, allowed))
+        try:
+            return fn(*L)
+        finally:
+            set_(before)
+    return call

@@ -169,15 +169,17 @@ class Trials:
         return None
 
     def _as_written(self, entry):
-        """The retired entry's fast path: its guards (a call they reject may belong to
-        another entry), then the function as written. ``L`` holds the arguments in
+        """The retired entry's fast path: its routing guards (a call they reject may belong
+        to another entry), then the function as written. ``L`` holds the arguments in
         parameter order, defaults applied: for a function of plain parameters that is
         the call itself; any other reruns through ``RerunUncompiled``."""
         entry.compiled_fast = entry.fast   # kept for a trial under another thread count
-        guard, fn, free_cores = entry.guard, self.fn, threads.contention.free_cores
+        guard, fn, free_cores = routing_guard(entry), self.fn, threads.contention.free_cores
         if self.simple:
-            def fast(L):   # NumPy's BLAS held to the free cores (npcompile/numpy_blas.py)
-                return numpy_blas.call_within_free_cores(free_cores, fn, *L) if guard(L) else MISS
+            call = numpy_blas.within_free_cores(free_cores, fn)   # NumPy's BLAS held to the free cores
+
+            def fast(L):
+                return call(L) if guard(L) else MISS
         else:
             def fast(L):
                 if not guard(L):
@@ -189,6 +191,17 @@ class Trials:
         del self.pending[entry]
         if retired is not None:
             self.decisions.append(retired)
+
+
+def routing_guard(entry):
+    """The checks of ``entry``'s guards that tell calls apart by what they compute
+    (``trace/guards``' docstring): enough for a call that runs as written. A call of
+    another layout that would have had its own compiled entry runs as written too."""
+    guards = getattr(getattr(entry, "capture", None), "guards", None)
+    context = getattr(entry, "_context", None)
+    if guards is None or context is None:
+        return entry.guard
+    return guards.compile(context["globals_dict"], context["closure"], routing_only=True)
 
 
 def reopen(trials, entries):

@@ -57,7 +57,7 @@ class Capture:
         stride = self.guards.const(held_inputs.element_stride) if self.either else None
         either = {self.inputs[i].source.expr for i in self.either}
         for expression in shape_guards(self.fake_mode, self.fake_inputs, self.inputs, either, stride):
-            self.guards.add(expression, f"sizes: {expression}")
+            self.guards.add(expression, f"sizes: {expression}", routing=True)
 
     @property
     def op_count(self):

@@ -1,5 +1,12 @@
 """Guards: the conditions under which a cached trace may be reused, compiled into one
-generated Python function per cache entry so that a cache hit costs microseconds."""
+generated Python function per cache entry so that a cache hit costs microseconds.
+
+Some checks also tell calls apart by what they compute (types, dtypes, sizes, values):
+the "routing" checks. An entry that runs the function as written (its speed trial found
+NumPy faster, ``runtime/speed_trials``) needs only those: NumPy's code is right for any
+call, so layouts, aliasing and the error state only decided whether the graph was right,
+and checking them would cost a retired entry's calls a microsecond. (Identities stay:
+the checks after them may read the attributes of the object they name.)"""
 import builtins
 import math
 
@@ -15,6 +22,7 @@ class Guards:
     def __init__(self):
         self.checks = []          # (expression, description)
         self.constants = {}       # name -> object referenced by the expressions
+        self.routing = set()      # the expressions that are routing checks (module docstring)
         self._seen = set()
 
     def const(self, value):
@@ -22,33 +30,37 @@ class Guards:
         self.constants[name] = value
         return name
 
-    def add(self, expression, description):
+    def add(self, expression, description, routing=False):
         if expression not in self._seen:
             self._seen.add(expression)
             self.checks.append((expression, description))
+        if routing:
+            self.routing.add(expression)
 
     # --- the kinds of checks ----------------------------------------------------------
     def type_is(self, source, value):
         self.add(f"type({source.expr}) is {self.const(type(value))}",
-                 f"{source.label} is a {type(value).__name__}")
+                 f"{source.label} is a {type(value).__name__}", routing=True)
 
     def identity(self, source, value):
-        self.add(f"{source.expr} is {self.const(value)}", f"{source.label} is the same object")
+        # routing: later checks may read attributes of ``value`` (a changed global's
+        # properties must not run in a retired entry's guard either)
+        self.add(f"{source.expr} is {self.const(value)}", f"{source.label} is the same object", routing=True)
 
     def equals(self, source, value):
         self.type_is(source, value)
         if _zero_or_nan(value):   # == would take -0.0 for 0.0 and never take NaN
             self.add(f"{self.const(same_number)}({source.expr}, {self.const(value)})",
-                     f"{source.label} is {value!r}")
+                     f"{source.label} is {value!r}", routing=True)
         else:
-            self.add(f"{source.expr} == {self.const(value)}", f"{source.label} == {value!r}")
+            self.add(f"{source.expr} == {self.const(value)}", f"{source.label} == {value!r}", routing=True)
 
     def length(self, source, n):
-        self.add(f"len({source.expr}) == {n}", f"len({source.label}) == {n}")
+        self.add(f"len({source.expr}) == {n}", f"len({source.label}) == {n}", routing=True)
 
     def keys(self, source, keys):
         self.add(f"tuple({source.expr}) == {self.const(tuple(keys))}",
-                 f"{source.label} has keys {tuple(keys)!r}")
+                 f"{source.label} has keys {tuple(keys)!r}", routing=True)
 
     def array_meta(self, source, array, dynamic_dims=()):
         """dtype, sizes and strides (and device, for tensors) of an array input. Sizes of
@@ -58,19 +70,21 @@ class Guards:
         is_tensor = not isinstance(array, numpy.ndarray)   # a tensor or a DeviceArray
         if is_tensor:
             self.add(f"{source.expr}.device == {self.const(array.device)}",
-                     f"{source.label}.device == {array.device}")
-        self.add(f"{source.expr}.dtype == {self.const(array.dtype)}", f"{source.label}.dtype == {array.dtype}")
+                     f"{source.label}.device == {array.device}", routing=True)
+        self.add(f"{source.expr}.dtype == {self.const(array.dtype)}", f"{source.label}.dtype == {array.dtype}",
+                 routing=True)
         shape = tuple(array.shape)
         if not dynamic_dims:
             strides = tuple(array.stride()) if is_tensor else tuple(array.strides)
-            self.add(f"{source.expr}.shape == {shape!r}", f"{source.label}.shape == {shape}")
+            self.add(f"{source.expr}.shape == {shape!r}", f"{source.label}.shape == {shape}", routing=True)
             self.add(f"{source.expr}{'.stride()' if is_tensor else '.strides'} == {strides!r}",
                      f"{source.label} strides == {strides}")
             return
-        self.add(f"len({source.expr}.shape) == {len(shape)}", f"{source.label}.ndim == {len(shape)}")
+        self.add(f"len({source.expr}.shape) == {len(shape)}", f"{source.label}.ndim == {len(shape)}", routing=True)
         for d, size in enumerate(shape):
             if d not in dynamic_dims:
-                self.add(f"{source.expr}.shape[{d}] == {size}", f"{source.label}.shape[{d}] == {size}")
+                self.add(f"{source.expr}.shape[{d}] == {size}", f"{source.label}.shape[{d}] == {size}",
+                         routing=True)
         contiguous = f"{source.expr}.is_contiguous()" if is_tensor else f"{source.expr}.flags.c_contiguous"
         self.add(contiguous, f"{source.label} is C-contiguous")
 
@@ -114,18 +128,21 @@ class Guards:
                  f"{names} {'share' if overlapping else 'share no'} memory")
 
     # --- code generation ---------------------------------------------------------------
-    def expression(self):
-        """All checks as one Python expression over ``L`` (its names: ``namespace``)."""
-        return " and\n            ".join(e for e, _ in self.checks) or "True"
+    def expression(self, routing_only=False):
+        """All checks (or the routing ones) as one Python expression over ``L`` (its
+        names: ``namespace``)."""
+        return " and\n            ".join(e for e, _ in self.checks
+                                          if not routing_only or e in self.routing) or "True"
 
     def namespace(self, globals_dict, closure):
         return dict(self.constants, G=globals_dict, B=builtins.__dict__, C=closure)
 
-    def compile(self, globals_dict, closure):
-        """One function ``guard(L) -> bool``; never raises (a failing lookup is a miss)."""
+    def compile(self, globals_dict, closure, routing_only=False):
+        """One function ``guard(L) -> bool``; never raises (a failing lookup is a miss).
+        ``routing_only``: the routing checks alone (module docstring)."""
         source = ("def guard(L):\n"
                   "    try:\n"
-                  f"        return bool({self.expression()})\n"
+                  f"        return bool({self.expression(routing_only)})\n"
                   "    except Exception:\n"
                   "        return False\n")
         namespace = self.namespace(globals_dict, closure)

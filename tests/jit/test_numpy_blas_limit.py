@@ -23,7 +23,7 @@ def two_blas_threads():
 @pytest.mark.parametrize("free, inside", [(1, 1), (2, 2), (8, 2)])
 def test_the_count_inside_is_capped_by_the_free_cores_and_restored(two_blas_threads, free, inside):
     seen = []
-    assert numpy_blas.call_within_free_cores(lambda: free, lambda x: seen.append(numpy_blas.threads()) or x, 7) == 7
+    assert numpy_blas.within_free_cores(lambda: free, lambda x: seen.append(numpy_blas.threads()) or x)((7,)) == 7
     assert seen == [inside] and numpy_blas.threads() == 2
 
 
@@ -31,13 +31,13 @@ def test_restored_when_the_call_raises(two_blas_threads):
     def fails():
         raise ValueError("shapes")
     with pytest.raises(ValueError, match="shapes"):
-        numpy_blas.call_within_free_cores(lambda: 1, fails)
+        numpy_blas.within_free_cores(lambda: 1, fails)(())
     assert numpy_blas.threads() == 2
 
 
 def test_a_single_thread_blas_never_reads_the_load(two_blas_threads):
     numpy_blas.set_threads(1)
-    assert numpy_blas.call_within_free_cores(lambda: pytest.fail("read"), lambda: numpy_blas.threads()) == 1
+    assert numpy_blas.within_free_cores(lambda: pytest.fail("read"), lambda: numpy_blas.threads())(()) == 1
 
 
 @pytest.mark.parametrize("running, blas_inside", [(5, 1), (1, 2)], ids=["busy", "quiet"])

@@ -301,3 +301,51 @@ def test_one_lucky_compiled_call_does_not_end_the_trial_for_the_compiled_path(cl
     for _ in range(DECIDED):
         jitted(np.arange(4.0), 2.0)
     assert len(jitted.speed_decisions) == 1 and jitted.trials is None
+
+
+def add_rows(a, b):
+    return a + b
+
+
+@pytest.mark.inductor
+def test_a_retired_entry_checks_only_what_routes_calls(clock):
+    """A call run as written needs the checks that tell calls apart by what they compute
+    (types, dtypes, sizes, values; ``trace/guards``), not those that made the graph right
+    (strides, aliasing, the error state): those would cost every such call a microsecond.
+    Calls of another layout or with one array passed twice then run as written, exact."""
+    clock(compiled=100e-6, written=50e-6)
+    jitted = npcompile.jit(add_rows)
+    a, b = np.arange(6.0).reshape(2, 3), np.ones((2, 3))
+    for _ in range(DECIDED):
+        jitted(a, b)
+    assert jitted.speed_decisions
+    entry = jitted.entries[0]
+    full, routing = entry.guard.source, speed_trials.routing_guard(entry).source
+    assert "strides" in full and " is not " in full
+    assert "strides" not in routing and " is not " not in routing
+    assert ".shape == (2, 3)" in routing and ".dtype ==" in routing and "type(L[0])" in routing
+    before = jitted.compile_count
+    fortran, reversed_rows = np.asfortranarray(a), a[::-1]
+    for x, y in [(fortran, b), (a, a), (reversed_rows, fortran)]:
+        assert_same(add_rows(x, y), jitted(x, y))
+    assert jitted.compile_count == before                   # all three ran as written
+    assert_same(add_rows(np.ones(4), np.ones(4)), jitted(np.ones(4), np.ones(4)))   # another size:
+    assert jitted.compile_count == before + 1               # the routing guard sends it on
+    assert_same(add_rows(a.astype(np.float32), b), jitted(a.astype(np.float32), b))
+    assert jitted.compile_count == before + 2
+
+
+def test_routing_checks_keep_their_order_and_the_identities():
+    """An identity check stays in a retired entry's guard: the checks after it may read
+    the attributes of the object it names (a changed global's properties must not run)."""
+    from npcompile.trace.guards import Guards
+    from npcompile.trace.sources import Source
+
+    guards = Guards()
+    guards.identity(Source("G['cfg']", "cfg"), object())
+    guards.add("G['cfg'].scale == 2", "cfg.scale == 2", routing=True)
+    guards.add("L[0].strides == (8,)", "L[0] strides")
+    guards.fp_errors_traceable(True)
+    assert len(guards.checks) == 4
+    assert guards.expression(routing_only=True).split(" and\n            ") == ["G['cfg'] is k0", "G['cfg'].scale == 2"]
+    assert guards.compile({"cfg": 1}, None, routing_only=True)([]) is False
