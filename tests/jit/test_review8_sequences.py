@@ -6,6 +6,9 @@ show what already holds (mutated containers, defaults, partials, threads).
 """
 import concurrent.futures
 import functools
+import math
+import pathlib
+import subprocess
 import sys
 import types
 import warnings
@@ -17,6 +20,7 @@ import npcompile
 from tests.oracle import assert_same
 
 A = np.arange(4.0)
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
 def _sequence(fn, steps, backend="eager"):
@@ -167,6 +171,78 @@ def test_error_filter_turns_numpys_floating_point_warning_into_an_exception():
             _reciprocal(A)
         with pytest.raises(RuntimeWarning):
             jitted(A)
+
+
+# ---- NumPy's attributes as they were at the process's first trace ----------------------
+FIRST_TRACE_WHILE_PATCHED = """
+import numpy as np, npcompile
+real_sqrt = np.sqrt
+def mine(x):
+    return real_sqrt(x) * 100
+np.sqrt = mine                      # monkeypatched (as a test's monkeypatch.setattr does)
+def f(a):
+    return np.sqrt(a)
+a = np.array([1.0, 4.0])
+print(f(a).tolist(), npcompile.jit(f, backend="eager")(a).tolist())
+np.sqrt = real_sqrt                 # restored; the user's function called by its own name
+def g(a):
+    return mine(a)
+print(g(a).tolist(), npcompile.jit(g, backend="eager")(a).tolist())
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="numpy_map._object_table is built once, at the process's first "
+                                       "trace, from numpy's attributes as they are then")
+def test_numpy_attribute_patched_during_the_first_trace_of_the_process():
+    """In a fresh process, ``np.sqrt`` is monkeypatched to a user function (``sqrt * 100``)
+    when the first jitted function is traced. Python: ``np.sqrt(a)`` is ``[100, 200]``;
+    npcompile: ``[1, 2]``: trace/numpy_map.py's ``_object_table`` (``lru_cache``) takes
+    ``getattr(numpy, 'sqrt')`` at that moment for NumPy's sqrt and maps the user's function
+    to the shim's sqrt. The table is never rebuilt: after ``np.sqrt`` is restored, calling
+    the user's function by its own name (``mine(a)``, ``[100, 200]`` in Python) still
+    traces as the shim's sqrt (``[1, 2]``). Whether a process gives the right answer
+    depends on what it traced first."""
+    done = subprocess.run([sys.executable, "-c", FIRST_TRACE_WHILE_PATCHED], capture_output=True, text=True,
+                          timeout=600, cwd=ROOT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    lines = done.stdout.strip().splitlines()
+    assert len(lines) == 2, done.stdout
+    for line in lines:
+        expected, actual = line.split("] [")
+        assert expected + "]" == "[" + actual, line
+
+
+# ---- native loop kernels and module attributes ----------------------------------------
+def _sqrt_floor_loop(a):
+    out = np.empty_like(a)
+    for i in range(a.shape[0]):
+        out[i] = np.sqrt(a[i]) + math.floor(a[i])
+    return out
+
+
+@pytest.mark.inductor
+@pytest.mark.xfail(strict=True, reason="a native loop kernel guards the global np/math modules by "
+                                       "identity only, not the attributes (np.sqrt, math.floor) it lowered")
+@pytest.mark.parametrize("module, name", [(np, "sqrt"), (math, "floor")], ids=["np.sqrt", "math.floor"])
+def test_native_kernel_after_a_numpy_or_math_function_was_monkeypatched(module, name):
+    """A loop over elements calling ``np.sqrt`` and ``math.floor`` runs as a native kernel
+    (Inductor backend, numba installed). Then ``np.sqrt`` (or ``math.floor``) is
+    monkeypatched to ``x -> real(x) * 100``. Python calls the new function; npcompile's
+    kernel guard (native/kernel.py ``guard``: the ``globals_used`` identities, here the
+    modules ``np`` and ``math``) still passes and the kernel computes the real sqrt/floor
+    (native/lower.py lowers ``np.<name>``/``math.<name>`` by name)."""
+    pytest.importorskip("numba")   # the native path needs it (the loops extra)
+    npcompile.jit(lambda a: np.add(a, 1), backend="eager")(A)   # numpy_map's table built unpatched
+    a = np.arange(1.0, 6.0)
+    jitted = npcompile.jit(_sqrt_floor_loop)
+    assert_same(_sqrt_floor_loop(a.copy()), jitted(a.copy()), path="call 0")
+    assert jitted._native, jitted.native_refusals
+    real = getattr(module, name)
+    setattr(module, name, lambda x: real(x) * 100)
+    try:
+        assert_same(_sqrt_floor_loop(a.copy()), jitted(a.copy()), path="call 1 (patched)")
+    finally:
+        setattr(module, name, real)
 
 
 # ---- passing controls -------------------------------------------------------------------
