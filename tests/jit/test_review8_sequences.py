@@ -245,6 +245,53 @@ def test_native_kernel_after_a_numpy_or_math_function_was_monkeypatched(module, 
         setattr(module, name, real)
 
 
+# ---- an int argument that went dynamic, out of the range of a dtype it fills ---------
+def _full(a, n):
+    return np.full(3, n, dtype=np.uint8)
+
+
+def _full_like(a, n):
+    return np.full_like(np.zeros(3, np.uint8), n)
+
+
+def _array_of_list(a, n):
+    return np.array([n, 1], dtype=np.uint8)
+
+
+def _put(a, n):
+    b = np.zeros(3, np.uint8)
+    np.put(b, [0], n)
+    return b
+
+
+def _putmask(a, n):
+    b = np.zeros(3, np.uint8)
+    np.putmask(b, b == 0, n)
+    return b
+
+
+@pytest.mark.xfail(strict=True, reason="an int that went dynamic fills a uint8 array without NumPy 2's "
+                                       "range check: -1 wraps to 255 instead of OverflowError")
+@pytest.mark.parametrize("fn", [_full, _full_like, _array_of_list, _put, _putmask],
+                         ids=lambda f: f.__name__.strip("_"))
+def test_dynamic_int_out_of_range_of_a_created_or_filled_dtype(fn):
+    """Calls with n = 1, 2 (n becomes a dynamic int), then n = -1. NumPy 2 raises
+    OverflowError('Python integer -1 out of bounds for uint8') for ``np.full(3, -1,
+    dtype=np.uint8)``, ``np.full_like``, ``np.array([-1, 1], dtype=np.uint8)``, ``np.put``
+    and ``np.putmask``; npcompile reuses the graph traced with a symbolic n and returns
+    255s (300 gives 44, int8 with 200 gives -56). The first call with -1 raises as NumPy
+    does, and ufuncs (``a + n``), stores (``b[0] = n``), ``np.copyto``, ``np.place`` keep
+    the range guard after n went dynamic (test_call_sequences' dynamic-int tests):
+    these creation/fill paths add none."""
+    jitted = npcompile.jit(fn, backend="eager")
+    for n in (1, 2):
+        assert_same(fn(A, n), jitted(A, n))
+    with pytest.raises(OverflowError):
+        fn(A, -1)
+    with pytest.raises(OverflowError):
+        jitted(A, -1)
+
+
 # ---- passing controls -------------------------------------------------------------------
 COEFFS = [1.0, 2.0]
 
