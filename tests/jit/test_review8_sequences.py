@@ -292,6 +292,73 @@ def test_dynamic_int_out_of_range_of_a_created_or_filled_dtype(fn):
         jitted(A, -1)
 
 
+# ---- containers guarded by ==, which takes 1.0 for 1 and -0.0 for 0.0 ------------------
+def _index(a, s):
+    return a[s]
+
+
+def _start_times_int8(a, s):
+    return np.int8(1) * s.start
+
+
+@pytest.mark.xfail(strict=True, reason="a slice argument is guarded by ==: slice(1.0, 3) passes the "
+                                       "guard of slice(1, 3) and reuses its graph")
+@pytest.mark.parametrize("fn, first, second", [
+    (_index, slice(1, 3), slice(1.0, 3)),
+    (_index, slice(None, None, 2), slice(None, None, 2.0)),
+    (_index, slice(0, 2), slice(np.float64(0), 2)),
+    (_start_times_int8, slice(1, 3), slice(1.0, 3)),
+], ids=["start", "step", "np_float64_start", "start_read"])
+def test_slice_argument_with_a_float_bound_after_an_int_one(fn, first, second):
+    """Call 0 with ``slice(1, 3)``, call 1 with ``slice(1.0, 3)``. NumPy: ``a[slice(1.0, 3)]``
+    raises TypeError('slice indices must be integers or None or have an __index__
+    method'), and ``np.int8(1) * s.start`` is a float64. npcompile reuses call 0's graph
+    (``slice(1.0, 3) == slice(1, 3)`` is True in Python, and the guard compares the slice
+    by ``==`` after checking only that it is a slice), so it returns ``a[1:3]`` and an
+    int8. A first call with ``slice(1.0, 3)`` raises TypeError as NumPy does."""
+    a = np.arange(12.0).reshape(3, 4)
+    jitted = npcompile.jit(fn, backend="eager")
+    assert_same(fn(a, first), jitted(a, first))
+    try:
+        expected = fn(a, second)
+    except TypeError:
+        with pytest.raises(TypeError):
+            jitted(a, second)
+    else:
+        assert_same(expected, jitted(a, second))
+
+
+def _first_key(a, d):
+    return np.int8(1) * next(iter(d))
+
+
+@pytest.mark.xfail(strict=True, reason="a dict argument's keys are guarded as tuple(d) == keys: a "
+                                       "float key equal to an int key reuses the graph")
+def test_dict_argument_with_a_float_key_equal_to_an_int_key():
+    """Call 0 with ``{1: 'x'}``, call 1 with ``{1.0: 'x'}``, returning ``np.int8(1) * first
+    key``: NumPy gives np.float64(1.0) on call 1; npcompile returns call 0's np.int8(1).
+    trace/guards.py ``keys`` guards ``tuple(d) == (1,)``, which the float key passes (a
+    scalar argument gets a type check; a key none). Keys 0.0 then -0.0 are answered
+    right (the key's value read is guarded by ``same_number``)."""
+    jitted = npcompile.jit(_first_key, backend="eager")
+    for d in ({1: "x"}, {1.0: "x"}):
+        assert_same(_first_key(A, d), jitted(A, d))
+
+
+@pytest.mark.xfail(strict=True, reason="the shim takes axis=True for axis=1; NumPy raises TypeError")
+@pytest.mark.parametrize("axis", [True, (False, 1)], ids=["bool", "tuple_with_bool"])
+def test_bool_axis(axis):
+    """``a.sum(axis=True)`` (and ``axis=(False, 1)``, ``np.max(a, axis=True)``): NumPy raises
+    TypeError('an integer is required'); npcompile sums over axis 1 (over both axes),
+    on the first call and after a call with ``axis=1``."""
+    a = np.arange(12.0).reshape(3, 4)
+    jitted = npcompile.jit(lambda a, axis: a.sum(axis=axis), backend="eager")
+    with pytest.raises(TypeError):
+        a.sum(axis=axis)
+    with pytest.raises(TypeError):
+        jitted(a, axis)
+
+
 # ---- passing controls -------------------------------------------------------------------
 COEFFS = [1.0, 2.0]
 
