@@ -43,6 +43,28 @@ def test_strides_of_an_input_with_negative_strides(fn, backend):
     check_jit(fn, np.arange(6.0)[::-1], backend=backend, graphs=None, calls=2)
 
 
+def layout_facts(a):
+    return a.strides, a.flags.c_contiguous, a.flags.aligned
+
+
+def packed_field():
+    records = np.zeros(4, dtype=[("pad", "u1"), ("x", "f8")])
+    records["x"] = np.arange(4.0)
+    return records["x"]
+
+
+@pytest.mark.xfail(strict=True, reason="strides and contiguity/aligned flags of a packed-field "
+                                       "input are those of its aligned copy")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_layout_facts_of_a_packed_field_input(backend):
+    """A float64 field of a packed record array (``[("pad", "u1"), ("x", "f8")]``): NumPy's
+    ``a.strides`` is ``(9,)``, ``a.flags.c_contiguous`` and ``a.flags.aligned`` False; the
+    jitted function reads ``(8,)``, True, True (the README: misaligned arrays enter as
+    aligned copies; the copy's facts leak into the function). ``flags.writeable`` and
+    ``owndata`` are answered from the caller's array, these are not."""
+    check_jit(layout_facts, packed_field(), backend=backend, graphs=None, calls=2)
+
+
 # ---- argsort's default (unstable) order of ties -------------------------------------------
 def argsort_default(a):
     return np.argsort(a)
