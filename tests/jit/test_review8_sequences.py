@@ -332,17 +332,26 @@ def _first_key(a, d):
     return np.int8(1) * next(iter(d))
 
 
+def _first_key_as_array(a, d):
+    return np.array(next(iter(d)))
+
+
 @pytest.mark.xfail(strict=True, reason="a dict argument's keys are guarded as tuple(d) == keys: a "
-                                       "float key equal to an int key reuses the graph")
-def test_dict_argument_with_a_float_key_equal_to_an_int_key():
-    """Call 0 with ``{1: 'x'}``, call 1 with ``{1.0: 'x'}``, returning ``np.int8(1) * first
-    key``: NumPy gives np.float64(1.0) on call 1; npcompile returns call 0's np.int8(1).
-    trace/guards.py ``keys`` guards ``tuple(d) == (1,)``, which the float key passes (a
-    scalar argument gets a type check; a key none). Keys 0.0 then -0.0 are answered
-    right (the key's value read is guarded by ``same_number``)."""
-    jitted = npcompile.jit(_first_key, backend="eager")
-    for d in ({1: "x"}, {1.0: "x"}):
-        assert_same(_first_key(A, d), jitted(A, d))
+                                       "key equal to the traced one but of another type reuses the graph")
+@pytest.mark.parametrize("fn, second", [(_first_key, {1.0: "x"}), (_first_key_as_array, {True: "x"}),
+                                        (_first_key, {np.int16(1): "x"})],
+                         ids=["float_key", "bool_key", "np_int16_key"])
+def test_dict_argument_with_a_key_equal_to_the_traced_one(fn, second):
+    """Call 0 with ``{1: 'x'}``, call 1 with ``{1.0: 'x'}`` (or ``{True: 'x'}``,
+    ``{np.int16(1): 'x'}``), reading the first key. NumPy: ``np.int8(1) * 1.0`` is
+    np.float64(1.0), ``np.array(True)`` is a bool array, ``np.int8(1) * np.int16(1)`` an
+    int16. npcompile returns call 0's answers (np.int8(1), an int64 array, np.int8(1)):
+    trace/guards.py ``keys`` guards ``tuple(d) == (1,)``, which an equal key of another
+    type passes, and the trace's dict holds the first call's key objects. Keys 0.0 then
+    -0.0 are answered right."""
+    jitted = npcompile.jit(fn, backend="eager")
+    for d in ({1: "x"}, second):
+        assert_same(fn(A, d), jitted(A, d))
 
 
 @pytest.mark.xfail(strict=True, reason="the shim takes axis=True for axis=1; NumPy raises TypeError")
