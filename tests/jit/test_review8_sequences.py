@@ -328,6 +328,37 @@ def test_slice_argument_with_a_float_bound_after_an_int_one(fn, first, second):
         assert_same(expected, jitted(a, second))
 
 
+def _range_start(a, r):
+    return a * r.start
+
+
+def _up_to_range_stop(a, r):
+    return a[: r.stop]
+
+
+def _range_repr(a, r):
+    return repr(r)
+
+
+@pytest.mark.xfail(strict=True, reason="a range argument is guarded by ==, which compares ranges as "
+                                       "sequences: range(1, 2) == range(1, 3, 5), range(0) == range(5, 5)")
+@pytest.mark.parametrize("fn, first, second", [
+    (_range_start, range(0), range(5, 5)),
+    (_up_to_range_stop, range(1, 2), range(1, 3, 5)),
+    (_range_repr, range(0), range(5, 5)),
+], ids=["start", "stop", "repr"])
+def test_range_argument_equal_as_a_sequence(fn, first, second):
+    """Call 0 with ``range(1, 2)``, call 1 with ``range(1, 3, 5)``: both hold [1], so
+    Python's ``==`` says they are equal, but ``r.stop`` is 2 then 3. NumPy: ``a[:3]``
+    (three elements); npcompile reuses call 0's ``a[:2]``. Likewise ``range(0)`` then
+    ``range(5, 5)``: ``a * r.start`` is zeros then ``a * 5`` in NumPy, zeros twice in
+    npcompile, and ``repr(r)`` stays 'range(0, 0)'. trace/interpreter.py lifts a range as
+    a constant (``_CONSTANT_TYPES``) guarded by ``equals``."""
+    jitted = npcompile.jit(fn, backend="eager")
+    for r in (first, second):
+        assert_same(fn(A, r), jitted(A, r))
+
+
 def _first_key(a, d):
     return np.int8(1) * next(iter(d))
 
