@@ -173,6 +173,39 @@ def test_error_filter_turns_numpys_floating_point_warning_into_an_exception():
             jitted(A)
 
 
+# ---- an attribute absent when traced, set later -----------------------------------------
+def _holder(kind):
+    if kind == "namespace":
+        return types.SimpleNamespace()
+    if kind == "class":
+        return type("Holder", (), {})
+    if kind == "function":
+        def holder():
+            pass
+        return holder
+    return types.ModuleType("review8b_holder")
+
+
+@pytest.mark.xfail(strict=True, reason="getattr(obj, name, default) / hasattr(obj, name) on an absent "
+                                       "attribute adds no guard that it stays absent")
+@pytest.mark.parametrize("read", ["getattr_default", "hasattr"])
+@pytest.mark.parametrize("kind", ["namespace", "class", "function", "module"])
+def test_attribute_absent_at_the_first_call_then_set(kind, read):
+    """``getattr(CFG, 'scale', 1.0)`` (or ``2.0 if hasattr(CFG, 'scale') else 3.0``) with
+    ``CFG`` a global SimpleNamespace, class, function or module that has no ``scale`` on
+    the first call; then ``CFG.scale = 5.0``. Python: ``a * 5.0`` (``a * 2.0``) from then
+    on. npcompile reuses the first graph (``a * 1.0``, ``a * 3.0``): the failed lookup
+    is guarded by nothing, so setting the attribute never misses the cache. (An
+    attribute present when traced and changed later is guarded; a function that counts
+    its calls in ``f.count = getattr(f, 'count', 0) + 1`` stays at 1.)"""
+    holder = _holder(kind)
+    namespace = {"CFG": holder}
+    body = ("    return a * getattr(CFG, 'scale', 1.0)\n" if read == "getattr_default"
+            else "    return a * (2.0 if hasattr(CFG, 'scale') else 3.0)\n")
+    exec("def reads(a):\n" + body, namespace)
+    _sequence(namespace["reads"], [(None, (A,)), (lambda: setattr(holder, "scale", 5.0), (A,))])
+
+
 # ---- NumPy's attributes as they were at the process's first trace ----------------------
 FIRST_TRACE_WHILE_PATCHED = """
 import numpy as np, npcompile
