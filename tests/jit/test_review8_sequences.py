@@ -474,9 +474,9 @@ def test_control_threads_with_different_dtypes_and_shapes():
     jitted = npcompile.jit(f, backend="eager")
     rng = np.random.default_rng(0)
     cases = [((rng.standard_normal(shape) * 10).astype(dtype), k)
-             for dtype in (np.float64, np.float32, np.int64, np.int8)
-             for shape in ((3,), (2, 3), (4, 1))
-             for k in (2, 2.5, True)]
+             for dtype in (np.float64, np.int8)
+             for shape in ((3,), (2, 3))
+             for k in (2, 2.5)] * 3
     with concurrent.futures.ThreadPoolExecutor(4) as pool:
         futures = [pool.submit(jitted, a.copy(), k) for a, k in cases]
         for (a, k), future in zip(cases, futures):
