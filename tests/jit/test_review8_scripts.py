@@ -13,6 +13,7 @@ import warnings
 import numpy as np
 import pytest
 
+import npcompile
 from tests.jit.harness import check_jit
 
 BACKENDS = ["eager", pytest.param("inductor", marks=pytest.mark.inductor)]
@@ -63,6 +64,38 @@ def test_layout_facts_of_a_packed_field_input(backend):
     aligned copies; the copy's facts leak into the function). ``flags.writeable`` and
     ``owndata`` are answered from the caller's array, these are not."""
     check_jit(layout_facts, packed_field(), backend=backend, graphs=None, calls=2)
+
+
+# ---- memory order of results computed from a reversed Fortran-ordered input -----------------
+def results_in_k_order(a):
+    return a + 1, a.copy("K"), np.empty_like(a), np.zeros_like(a), a.astype(np.float32)
+
+
+def reversed_fortran_inputs():
+    f = np.asfortranarray(np.arange(24.0).reshape(4, 6))
+    return {"F[::-1]": f[::-1], "F[:, ::-1]": f[:, ::-1], "C.T[::-1]": np.arange(24.0).reshape(4, 6).T[::-1]}
+
+
+@pytest.mark.xfail(strict=True, reason="results of an F-ordered input with a reversed axis are "
+                                       "C-ordered; NumPy's order='K' keeps F order")
+@pytest.mark.parametrize("layout", ["F[::-1]", "F[:, ::-1]", "C.T[::-1]"])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_k_order_results_of_a_reversed_fortran_input(layout, backend):
+    """``a = np.asfortranarray(x)[::-1]`` (also ``[:, ::-1]``, ``x.T[::-1]``): NumPy's
+    ``a + 1``, ``a.copy("K")``, ``empty_like``/``zeros_like`` and ``astype`` follow the
+    input's memory order (strides ``(8, 32)``, F-contiguous); the jitted function's are
+    C-ordered ``(48, 8)``, inside the function (``.strides``, ``.flags``) and as returned.
+    Values are equal. A reversed C-ordered input (``x[::-1]``, ``x[:, ::-2]``) and a
+    plain F input keep NumPy's order. Guess: the reversed input enters as a C-contiguous
+    flipped copy, so ``order='K'`` sees C order (README: the layout contract)."""
+    a = reversed_fortran_inputs()[layout]
+    expected = results_in_k_order(a)
+    jitted = npcompile.jit(results_in_k_order, backend=backend)
+    for _ in range(2):      # the second call hits the cache
+        actual = jitted(a)
+        for k in (0, 1, 3, 4):      # empty_like's values are arbitrary
+            np.testing.assert_array_equal(actual[k], expected[k])
+        assert [r.strides for r in actual] == [r.strides for r in expected]
 
 
 # ---- argsort's default (unstable) order of ties -------------------------------------------
