@@ -203,3 +203,21 @@ def test_negative_float_to_wide_unsigned_wraps_under_inductor(fn, args):
         warnings.simplefilter("error")
         fn(*[x.copy() for x in args])     # NumPy is silent here
     check_jit(fn, *args, backend="inductor", graphs=None, calls=2)
+
+
+# ---- NaN in a matrix inverted or solved --------------------------------------------------
+def inverse_and_solution(A):
+    return np.linalg.inv(A), np.linalg.solve(A, np.ones(2))
+
+
+@pytest.mark.xfail(strict=True, reason="inv/solve of a matrix holding a NaN: torch's LAPACK pivots "
+                                       "on the NaN, NumPy's (OpenBLAS) does not")
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_inverse_of_a_matrix_with_a_nan_pivots_as_numpy(backend):
+    """``A = [[nan, 1], [1, 2]]``: NumPy's ``inv(A)`` is ``[[nan, nan], [-1, 1]]`` and
+    ``solve(A, [1, 1])`` ``[nan, 0]`` (its getrf's pivot search skips the NaN and swaps the
+    rows, so the second row stays finite); the jitted function (torch.linalg, another
+    LAPACK) answers all NaN. ``A = [[1, 2], [nan, 1]]`` and an inf entry agree. Values,
+    not last bits: a script that masks NaN rows afterwards keeps different rows."""
+    check_jit(inverse_and_solution, np.array([[np.nan, 1.0], [1.0, 2.0]]), backend=backend,
+              graphs=None, calls=2)
