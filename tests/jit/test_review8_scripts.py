@@ -189,15 +189,17 @@ def store_unsigned(a, out):
 @pytest.mark.parametrize("fn, args", [
     (to_unsigned, (np.array([-2.0, -70000.5, 3.0]),)),
     (to_unsigned, (np.array([-2.0, -70000.5, 3.0], np.float32),)),
+    (to_unsigned, (np.array([-2.0, -70.5, 3.0], np.float16),)),
     (store_unsigned, (np.array([-2.0, -70000.5, 3.0]), np.zeros(3, np.uint64))),
-], ids=["float64", "float32", "copyto_unsafe"])
+], ids=["float64", "float32", "float16", "copyto_unsafe"])
 def test_negative_float_to_wide_unsigned_wraps_under_inductor(fn, args):
     """``np.array([-2.0, -70000.5, 3.0]).astype(np.uint64)``: NumPy (x86, no warning, even
     under ``-W error``) gives ``[2**64 - 2, 2**64 - 70000, 3]`` and ``astype(np.uint32)``
     ``[2**32 - 2, 2**32 - 70000, 3]``, as the eager backend does; the Inductor kernel gives
     ``2**64 - 1`` / ``2**32 - 1`` for every negative item (a saturating conversion).
-    uint8/uint16 and the signed types match. (Out-of-range nan/inf/3e19, which NumPy warns
-    about, also differ: NumPy 2**63 / 0 / 0, Inductor 2**64 - 1.) Guess: Inductor's C++
+    uint8/uint16 and the signed types match (from float16 only uint64 differs).
+    (Out-of-range nan/inf/3e19, which NumPy warns about, also differ: NumPy 2**63 / 0 / 0,
+    Inductor 2**64 - 1.) Guess: Inductor's C++
     ``static_cast<uint64_t>(double)`` where NumPy's loop goes through a signed conversion."""
     with warnings.catch_warnings():
         warnings.simplefilter("error")
