@@ -637,7 +637,11 @@ class Tracer:
                 computed = self.computed_attribute(obj, name)
                 if computed is not _MISSING:
                     return computed
-            value = getattr(obj, name)
+            try:
+                value = getattr(obj, name)
+            except AttributeError:
+                self.guard_absent(obj, name, source)
+                raise
             if isinstance(value, types.MethodType) and value.__self__ is obj:
                 method_source = sources.attribute(source, name)
                 return types.MethodType(self.lift(value.__func__, sources.attribute(method_source, "__func__")), obj)
@@ -660,6 +664,7 @@ class Tracer:
         except AttributeError:
             real = numpy_map.to_numpy(obj)
             if real is obj or not isinstance(obj, types.ModuleType):
+                self.guard_absent_from_class(obj, name)
                 raise
             return getattr(real, name)   # NumPy the shim lacks: calling it is a graph break
 
@@ -784,7 +789,58 @@ class Tracer:
         source = self.module_sources.get(id(shim_module))
         if source is None:
             source = self.module_sources[id(shim_module)] = sources.Source(self.guards.const(real), real.__name__)
-        return self.lift(getattr(real, name), sources.attribute(source, name))
+        try:
+            value = getattr(real, name)
+        except AttributeError:
+            self.guard_absent(real, name, source, library_hook=True)
+            raise
+        return self.lift(value, sources.attribute(source, name))
+
+    def guard_absent(self, obj, name, source, library_hook=False):
+        """``obj.name`` (``obj`` from outside, at ``source``) raised AttributeError, and
+        the trace goes on with that (``getattr(obj, name, default)``, ``hasattr``, an
+        ``except AttributeError``): guarded to stay absent, so setting it later is a
+        recompile. A plain module looks in its ``__dict__`` (and a PEP 562 ``__getattr__``
+        there, which would answer instead); anything else takes the lookup itself,
+        ``not hasattr``: the instance's ``__dict__``, its class's MRO, a slot left unset,
+        a ``__getattr__`` hook (run again, as each call of the function runs it).
+        ``library_hook``: the module's ``__getattr__`` is NumPy's (it answers by name
+        alone, and running it costs microseconds): only its ``__dict__`` is checked."""
+        if type(name) is not str:
+            raise GraphBreak(f"an attribute name of type {type(name).__name__}", "it runs as written")
+        label = f"{source.label} has no attribute {name}"
+        if type(obj) is types.ModuleType and (library_hook or "__getattr__" not in obj.__dict__):
+            namespace = f"{source.expr}.__dict__"
+            hook = "" if library_hook else f" and '__getattr__' not in {namespace}"
+            self.guards.add(f"{name!r} not in {namespace}{hook}", label)
+            return
+        if self.overlay and any(key[0] == id(obj) for key in self.overlay) and \
+                _class_attribute(obj, "__getattr__") is not _MISSING:
+            # the hook reads the real object, which lags the trace's own writes to it
+            raise GraphBreak(f"a missing attribute of a {type(obj).__name__} written to in the trace runs its "
+                             "__getattr__", "it runs as written")
+        self.guards.add(f"not hasattr({source.expr}, {name!r})", label)
+
+    def guard_absent_from_class(self, obj, name):
+        """``obj.name`` raised AttributeError, ``obj`` made inside the trace (its own
+        ``__dict__`` is the trace's) from a class from outside: guarded that the class
+        still has no ``name`` (set on the class later, every instance would find it).
+        Where the class has one that the instance's lookup still fails on (a slot left
+        unset, a property raising AttributeError), or where the metaclass has ``name``
+        (the class then answers for it), the object its MRO holds for ``name`` (or none)
+        is guarded by identity."""
+        cls_source = self.source_of.get(id(type(obj)))
+        if cls_source is None or type(name) is not str:
+            return
+        cls = type(obj)
+        if not hasattr(cls, name):   # the cheap check, where it tells the MRO's answer
+            self.guards.add(f"not hasattr({cls_source.expr}, {name!r})", f"{cls_source.label} has no attribute {name}")
+            return
+        static = _class_attribute(obj, name)
+        self.guards.add(f"{self.guards.const(_mro_attribute)}({cls_source.expr}, {name!r}) is "
+                        f"{self.guards.const(static)}",
+                        f"{cls_source.label}'s classes hold the same {name}" if static is not _MISSING else
+                        f"{cls_source.label}'s classes hold no {name}")
 
     def store_attr(self, obj, name, value):
         """``obj.name = value`` as CPython runs it. A plain store (into the instance's
@@ -1092,7 +1148,13 @@ _PLAIN_HOOKS = {"__setattr__": (object.__setattr__, type.__setattr__, types.Modu
 
 def _class_attribute(obj, name):
     """What ``name`` is on ``obj``'s class (its MRO's dicts, read without running code)."""
-    for klass in type(obj).__mro__:
+    return _mro_attribute(type(obj), name)
+
+
+def _mro_attribute(cls, name):
+    """What ``name`` is in the dicts of ``cls``'s MRO (_MISSING where none has it): what
+    an instance's lookup finds on its class (a guard's check)."""
+    for klass in cls.__mro__:
         if name in klass.__dict__:
             return klass.__dict__[name]
     return _MISSING

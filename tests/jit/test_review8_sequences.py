@@ -186,8 +186,6 @@ def _holder(kind):
     return types.ModuleType("review8b_holder")
 
 
-@pytest.mark.xfail(strict=True, reason="getattr(obj, name, default) / hasattr(obj, name) on an absent "
-                                       "attribute adds no guard that it stays absent")
 @pytest.mark.parametrize("read", ["getattr_default", "hasattr"])
 @pytest.mark.parametrize("kind", ["namespace", "class", "function", "module"])
 def test_attribute_absent_at_the_first_call_then_set(kind, read):
