@@ -518,6 +518,18 @@ class Tracer:
     def wrap_foreign(self, value):
         return numpy_map.to_shim(value)
 
+    def lift_imported(self, module):
+        """The module an ``import`` inside the function gave: lifted from ``sys.modules``
+        under its name, so that its attribute reads are guarded like a global module's
+        (``cfg.scale`` changed, or an attribute set that was absent, is a recompile) and
+        a module imported afresh into ``sys.modules`` is another object. Anything else
+        ``__import__`` may return (an object a program put into ``sys.modules``) is
+        taken as before, unguarded, mapped to the shim."""
+        name = getattr(module, "__name__", None)
+        if type(module) is not types.ModuleType or type(name) is not str or sys.modules.get(name) is not module:
+            return self.wrap_foreign(module)
+        return self.lift(module, sources.Source(f"{self.guards.const(sys.modules)}[{name!r}]", name))
+
     # ---- loops --------------------------------------------------------------------------
     def back_edge(self, frame, inst):
         """A loop's jump back. The segment ends here (a loop boundary, not a failure) when

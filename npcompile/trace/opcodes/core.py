@@ -563,7 +563,7 @@ def _import_name(tracer, frame, inst):
     fromlist = frame.pop()
     level = frame.pop()
     module = __import__(inst.argval, frame.globals, None, fromlist, level)
-    frame.push(tracer.wrap_foreign(module))
+    frame.push(tracer.lift_imported(module))
 
 
 @handles("IMPORT_FROM")
