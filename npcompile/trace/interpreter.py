@@ -148,6 +148,7 @@ class Tracer:
         self.caller_arrays = {}               # id(shim array) -> the caller's NumPy array it stands for
         self.opaque = set()                   # ids of outside objects guarded by type alone
         self.module_sources = {}              # id(shim module) -> Source of the NumPy module it stands for
+        self.namespace_sources = {}           # id(a helper's globals or own builtins dict) -> Source
         self.saw_tensor_input = False
         self.loops = {}                       # (id(frame), back-edge offset) -> loops.LoopState
         self.loop_entries = {}                # (id(frame), FOR_ITER offset) -> (iterator, graph size on entry)
@@ -582,23 +583,50 @@ class Tracer:
 
     # ---- names --------------------------------------------------------------------------
     def load_global(self, frame, name):
+        """LOAD_GLOBAL as CPython does it: the frame's globals, then its function's own
+        builtins dict. A builtin is guarded as absent from those globals too (a global
+        of that name defined later shadows it)."""
         if frame.globals is self.fn.__globals__ and name in self.global_writes:
             return self.global_writes[name]
+        namespace = self.globals_source(frame)
         if name in frame.globals:
-            source = self._global_source(frame, name)
-            return self.lift(frame.globals[name], source)
-        if hasattr(builtins, name):
-            return self.lift(getattr(builtins, name), sources.builtin(name))
+            return self.lift(frame.globals[name], sources.global_(name, namespace))
+        builtins_dict = _builtins_of(frame)
+        if name in builtins_dict:
+            where = "" if namespace is sources.GLOBALS else f" in {namespace.label}"
+            self.guards.add(f"{name!r} not in {namespace.expr}", f"no global {name}{where}")
+            return self.lift(builtins_dict[name], sources.builtin(name, self._builtins_source(frame, builtins_dict)))
         raise NameError(f"name '{name}' is not defined")
 
-    def _global_source(self, frame, name):
+    def globals_source(self, frame):
+        """The dict ``frame`` reads its globals from: ``G`` for the jitted function's, a
+        helper's ``__globals__`` for a helper's (fixed for the helper object that its
+        identity guard pins; not ``sys.modules[__name__]``, which a re-import or an
+        exec'd namespace makes another dict)."""
         if frame.globals is self.fn.__globals__:
-            return sources.global_(name)
-        module = sys.modules.get(frame.globals.get("__name__"))
-        if module is None:
-            raise GraphBreak(f"global {name} of a function whose module is not importable")
-        return sources.attribute(sources.Source(f"__import__('sys').modules[{module.__name__!r}]",
-                                                module.__name__), name)
+            return sources.GLOBALS
+        return self._namespace_source(frame, frame.globals, "__globals__",
+                                      str(frame.globals.get("__name__", "another module")))
+
+    def _builtins_source(self, frame, builtins_dict):
+        if builtins_dict is builtins.__dict__:
+            return sources.BUILTINS
+        return self._namespace_source(frame, builtins_dict, "__builtins__", "own builtins")
+
+    def _namespace_source(self, frame, namespace, attribute, label):
+        """``namespace`` (``frame``'s function's ``attribute``) read through that function's
+        source where it has one (an expression the runtime can also evaluate), else held
+        as a constant."""
+        source = self.namespace_sources.get(id(namespace))
+        if source is None:
+            fn_source = self.source_of.get(id(frame.function))
+            if fn_source is not None and getattr(frame.function, attribute, None) is namespace:
+                source = sources.Source(f"{fn_source.expr}.{attribute}", label)
+            else:   # the constant holds the dict: its id stays its own
+                source = sources.Source(self.guards.const(namespace), label)
+            self.namespace_sources[id(namespace)] = source
+            self.keepalive.append(namespace)
+        return source
 
     def store_global(self, frame, name, value):
         if frame.globals is not self.fn.__globals__:
@@ -1280,6 +1308,17 @@ _CONTROL_CONSTRUCTORS = (controls.error_on_graph_break, controls.nonstrict_trace
                          controls.allow_in_graph, controls.disallow_in_graph)
 
 
+def _builtins_of(frame):
+    """The builtins dict ``frame``'s LOAD_GLOBAL falls back on: its function's
+    ``__builtins__`` (CPython takes it from the globals' ``__builtins__`` when the
+    function is made), not necessarily the ``builtins`` module's."""
+    own = getattr(frame.function, "__builtins__", None)
+    if type(own) is dict:
+        return own
+    own = frame.globals.get("__builtins__", builtins)
+    return own.__dict__ if isinstance(own, types.ModuleType) else own if type(own) is dict else builtins.__dict__
+
+
 def with_shim_globals(fn):
     """``fn`` with every NumPy module and function in its globals swapped for the shim's."""
     swapped = {name: numpy_map.to_shim(value) for name, value in fn.__globals__.items()}
@@ -1461,8 +1500,7 @@ def _frame_globals(tracer, frame):
     name = frame.globals.get("__name__")
     if not namespaces.module_namespace(frame.globals):
         raise GraphBreak(f"globals() of a function whose module ({name}) is not importable")
-    return tracer.lift(frame.globals, sources.Source(f"__import__('sys').modules[{name!r}].__dict__",
-                                                     f"globals() of {name}"))
+    return tracer.lift(frame.globals, tracer.globals_source(frame))
 
 
 def _call_sorted(tracer, args, kwargs):

@@ -25,12 +25,25 @@ def argument(index, name):
     return Source(f"L[{index}]", name)
 
 
-def global_(name):
-    return Source(f"G[{name!r}]", f"global {name}")
+#: the function's own globals and the builtins module's dict, as the guards name them
+GLOBALS = Source("G", "globals()")
+BUILTINS = Source("B", "builtins")
 
 
-def builtin(name):
-    return Source(f"B[{name!r}]", f"builtin {name}")
+def global_(name, namespace=GLOBALS):
+    """``name`` in a globals dict: the function's own (``G``) or a helper's
+    (``namespace``: its ``__globals__``, labelled with its module's name)."""
+    if namespace is GLOBALS:
+        return Source(f"G[{name!r}]", f"global {name}")
+    return Source(f"{namespace.expr}[{name!r}]", f"global {name} of {namespace.label}")
+
+
+def builtin(name, namespace=BUILTINS):
+    """``name`` in a builtins dict: the builtins module's (``B``) or a function's own
+    (``namespace``: its ``__builtins__``)."""
+    if namespace is BUILTINS:
+        return Source(f"B[{name!r}]", f"builtin {name}")
+    return Source(f"{namespace.expr}[{name!r}]", f"builtin {name} of {namespace.label}")
 
 
 def cell(index, name):

@@ -56,8 +56,6 @@ def _len_in_loop(a):
     return total
 
 
-@pytest.mark.xfail(strict=True, reason="a builtin is guarded as B[name] only: a module global of that "
-                                       "name defined after the first call is not seen (stale graph)")
 @pytest.mark.parametrize("fn, name", [(_abs_plain, "abs"), (_abs_after_break, "abs"), (_len_in_loop, "len")],
                          ids=["plain", "after_break", "len_in_loop"])
 def test_builtin_shadowed_by_a_module_global_after_the_first_call(fn, name):
@@ -77,8 +75,6 @@ def test_builtin_shadowed_by_a_module_global_after_the_first_call(fn, name):
         g.pop(name, None)
 
 
-@pytest.mark.xfail(strict=True, reason="a helper module's builtin is guarded as B[name] only: a global "
-                                       "of that name defined later in the helper's module is not seen")
 def test_builtin_shadowed_in_a_helper_module():
     """A helper from another module calls ``abs``; after the first call that module gets a
     global ``abs`` (``mod.abs = lambda x: x * 10``). NumPy: ``helper(-A)`` is ``-A * 10``;
@@ -96,8 +92,6 @@ def test_builtin_shadowed_in_a_helper_module():
         sys.modules.pop(mod.__name__, None)
 
 
-@pytest.mark.xfail(strict=True, reason="builtins are looked up in the builtins module, not in the "
-                                       "function's own __builtins__")
 def test_function_with_its_own_builtins():
     """A function whose globals carry their own ``__builtins__`` (exec with a builtins
     dict, as sandboxes and some plugin loaders do) calls ``abs`` from that dict: Python
@@ -115,8 +109,6 @@ def test_function_with_its_own_builtins():
 
 
 # ---- a helper's globals read through sys.modules -------------------------------------
-@pytest.mark.xfail(strict=True, reason="a helper's global is guarded as sys.modules[__name__].attr, "
-                                       "not through the helper's own __globals__")
 def test_helper_global_after_its_module_was_reimported():
     """A helper from module ``m`` reads its global ``K``. The module is then imported
     afresh (``sys.modules[m]`` is a new module object with ``K = 2.0``, as after
