@@ -60,6 +60,39 @@ def _axis(axis):
     return operator.index(axis)
 
 
+# NumPy's C axis converters take no bool, which ``operator.index`` takes for 0 or 1: its
+# ufunc reductions (and the functions over them) and the PyArray_AxisConverter of
+# argsort, squeeze and others raise TypeError, each with its own message (for an axis,
+# for a tuple holding a bool). The functions NumPy writes in Python (flip, expand_dims,
+# median, quantile, average, sort, partition) convert with operator.index and take it.
+_REDUCTION_BOOL = ("an integer is required", "an integer is required")
+_CONVERTER_BOOL = ("an integer is required for the axis", "'tuple' object cannot be interpreted as an integer")
+_BOOL_AXIS_REFUSED = {
+    **dict.fromkeys(("sum", "prod", "mean", "var", "std", "max", "min", "nanmax", "nanmin", "ptp", "any",
+                     "all", "count_nonzero", "cumulative_sum", "cumulative_prod", "nansum", "nanprod",
+                     "nanmean", "nanvar", "nanstd", "nanargmax", "nanargmin"), _REDUCTION_BOOL),
+    **dict.fromkeys(("argmax", "argmin", "argsort", "argpartition", "cumsum", "cumprod", "nancumsum",
+                     "nancumprod", "take", "compress", "concatenate", "repeat"), _CONVERTER_BOOL),
+    "squeeze": ("an integer is required for the axis", "integers are required for the axis tuple elements"),
+}
+
+
+def _axis_without_bool(messages, then):
+    """The ``axis`` converter of a function whose NumPy counterpart refuses a bool axis
+    (above): the bool check, then ``then`` (``_axis`` for an AxisLike axis; None: the
+    axis as given)."""
+    single, in_tuple = messages
+
+    def convert(axis):
+        if type(axis) is bool:
+            raise TypeError(single)
+        if isinstance(axis, (tuple, list)) and any(type(a) is bool for a in axis):
+            raise TypeError(in_tuple if isinstance(axis, tuple)
+                            else "'list' object cannot be interpreted as an integer")
+        return axis if then is None else then(axis)
+    return convert
+
+
 def _out(out):
     if out is None:
         return None
@@ -88,6 +121,9 @@ def normalizer(fn):
     sig = inspect.signature(fn)
     converters = {name: _CONVERTERS[p.annotation] for name, p in sig.parameters.items()
                   if p.annotation in _CONVERTERS}
+    refused = _BOOL_AXIS_REFUSED.get(fn.__name__)
+    if refused is not None and "axis" in sig.parameters:
+        converters["axis"] = _axis_without_bool(refused, converters.get("axis"))
     outs = [name for name, p in sig.parameters.items() if p.annotation is OutArray]
 
     @functools.wraps(fn)

@@ -12,7 +12,7 @@ import math
 
 import numpy
 
-from . import fp_state
+from . import fp_state, sources
 
 
 class Guards:
@@ -48,8 +48,24 @@ class Guards:
         self.add(f"{source.expr} is {self.const(value)}", f"{source.label} is the same object", routing=True)
 
     def equals(self, source, value):
+        """``source`` is a ``value`` of the same type. ``==`` alone is too loose where
+        equal values differ in what the trace read of them: -0.0 and 0.0, NaN, the
+        bounds of a slice (``slice(1.0, 3) == slice(1, 3)``) and ranges, which compare
+        as sequences (``range(0) == range(5, 5)``)."""
         self.type_is(source, value)
-        if _zero_or_nan(value):   # == would take -0.0 for 0.0 and never take NaN
+        kind = type(value)
+        if kind is slice:   # each bound by type and value (its own checks)
+            for name in ("start", "stop", "step"):
+                part, part_source = getattr(value, name), sources.attribute(source, name)
+                if part is None:
+                    self.add(f"{part_source.expr} is None", f"{part_source.label} is None", routing=True)
+                else:
+                    self.equals(part_source, part)
+        elif kind is range:   # start, stop and step are always ints
+            parts = (value.start, value.stop, value.step)
+            self.add(f"({source.expr}.start, {source.expr}.stop, {source.expr}.step) == {parts!r}",
+                     f"{source.label} is {value!r}", routing=True)
+        elif _zero_or_nan(value):   # == would take -0.0 for 0.0 and never take NaN
             self.add(f"{self.const(same_number)}({source.expr}, {self.const(value)})",
                      f"{source.label} is {value!r}", routing=True)
         else:
@@ -59,8 +75,16 @@ class Guards:
         self.add(f"len({source.expr}) == {n}", f"len({source.label}) == {n}", routing=True)
 
     def keys(self, source, keys):
-        self.add(f"tuple({source.expr}) == {self.const(tuple(keys))}",
-                 f"{source.label} has keys {tuple(keys)!r}", routing=True)
+        """The dict at ``source`` has ``keys``, in order, each of the same type: an equal
+        key of another type (1.0, True or np.int16(1) for 1) differs in what reading it
+        computes, and the trace holds the first call's key objects."""
+        keys = tuple(keys)
+        self.add(f"tuple({source.expr}) == {self.const(keys)}",
+                 f"{source.label} has keys {keys!r}", routing=True)
+        if keys:
+            types = tuple(map(type, keys))
+            self.add(f"tuple(map(type, {source.expr})) == {self.const(types)}",
+                     f"{source.label}'s keys are of types {tuple(t.__name__ for t in types)}", routing=True)
 
     def array_meta(self, source, array, dynamic_dims=()):
         """dtype, sizes and strides (and device, for tensors) of an array input. Sizes of

@@ -324,8 +324,6 @@ def _start_times_int8(a, s):
     return np.int8(1) * s.start
 
 
-@pytest.mark.xfail(strict=True, reason="a slice argument is guarded by ==: slice(1.0, 3) passes the "
-                                       "guard of slice(1, 3) and reuses its graph")
 @pytest.mark.parametrize("fn, first, second", [
     (_index, slice(1, 3), slice(1.0, 3)),
     (_index, slice(None, None, 2), slice(None, None, 2.0)),
@@ -363,8 +361,6 @@ def _range_repr(a, r):
     return repr(r)
 
 
-@pytest.mark.xfail(strict=True, reason="a range argument is guarded by ==, which compares ranges as "
-                                       "sequences: range(1, 2) == range(1, 3, 5), range(0) == range(5, 5)")
 @pytest.mark.parametrize("fn, first, second", [
     (_range_start, range(0), range(5, 5)),
     (_up_to_range_stop, range(1, 2), range(1, 3, 5)),
@@ -390,8 +386,6 @@ def _first_key_as_array(a, d):
     return np.array(next(iter(d)))
 
 
-@pytest.mark.xfail(strict=True, reason="a dict argument's keys are guarded as tuple(d) == keys: a "
-                                       "key equal to the traced one but of another type reuses the graph")
 @pytest.mark.parametrize("fn, second", [(_first_key, {1.0: "x"}), (_first_key_as_array, {True: "x"}),
                                         (_first_key, {np.int16(1): "x"})],
                          ids=["float_key", "bool_key", "np_int16_key"])
@@ -408,7 +402,6 @@ def test_dict_argument_with_a_key_equal_to_the_traced_one(fn, second):
         assert_same(fn(A, d), jitted(A, d))
 
 
-@pytest.mark.xfail(strict=True, reason="the shim takes axis=True for axis=1; NumPy raises TypeError")
 @pytest.mark.parametrize("axis", [True, (False, 1)], ids=["bool", "tuple_with_bool"])
 def test_bool_axis(axis):
     """``a.sum(axis=True)`` (and ``axis=(False, 1)``, ``np.max(a, axis=True)``): NumPy raises
