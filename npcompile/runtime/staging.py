@@ -1,9 +1,9 @@
-"""Arguments torch cannot view, computed on through a C-contiguous copy where no one can
-tell the difference.
+"""Arguments torch cannot view, computed on through a dense copy where no one can tell
+the difference.
 
 An argument with negative strides (``f(a[::-1])``), a field of a packed structured array
 or complex128 data that is not 16-byte aligned has no tensor view (see ``layouts``). If
-the function only reads it, a C-contiguous copy gives the same values, so the call still
+the function only reads it, a copy gives the same values, so the call still
 compiles: a ``StagedEntry`` stands for the calls whose unviewable arguments are exactly
 at the same positions; it copies those arguments and runs entries of its own, traced and
 guarded on the copies. The copy must stay invisible, so such an entry is kept only if its
@@ -38,12 +38,14 @@ class StagedArguments(list):
 
 
 def stage(L, positions):
-    """The call's arguments with those at ``positions`` replaced by C-contiguous copies
-    (freshly allocated, so aligned for torch)."""
+    """The call's arguments with those at ``positions`` replaced by copies in NumPy's
+    order 'K' (freshly allocated, so aligned for torch; axes in the caller's memory order,
+    as NumPy orders results: ``a + 1`` of a reversed Fortran array is Fortran-ordered).
+    The trace answers the caller's strides and flags from ``originals``."""
     staged = StagedArguments(L)
     staged.originals = {i: L[i] for i in positions}
     for i in positions:
-        staged[i] = numpy.array(L[i], order="C", copy=True)
+        staged[i] = numpy.array(L[i], order="K", copy=True)
     return staged
 
 

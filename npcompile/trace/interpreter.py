@@ -34,6 +34,7 @@ from . import (
     sources,
     symbol_text,
     symbols,
+    view_steps,
 )
 from .frame import INLINED, NO_VALUE, NULL, Frame, Resume, cell_full
 from .guards import Guards, any_overlap
@@ -146,6 +147,8 @@ class Tracer:
         self.array_by_id = {}                 # id(numpy array/tensor) -> (shim array, source)
         self.shim_inputs = {}                 # id(shim array) -> Source, for inputs returned as-is
         self.caller_arrays = {}               # id(shim array) -> the caller's NumPy array it stands for
+        self.caller_sources = {}              # id(shim array) -> Source of that caller's array
+        self.staged = set()                   # ids of shim arrays standing for a copy of the caller's array
         self.opaque = set()                   # ids of outside objects guarded by type alone
         self.module_sources = {}              # id(shim module) -> Source of the NumPy module it stands for
         self.namespace_sources = {}           # id(a helper's globals or own builtins dict) -> Source
@@ -463,9 +466,24 @@ class Tracer:
         self.array_by_id[id(value)] = (array, source)
         self.shim_inputs[id(array)] = source
         if isinstance(value, (numpy.ndarray, DeviceArray)):
-            self.caller_arrays[id(array)] = value
+            caller, caller_source = self.staged_original(value, source)
+            self.caller_arrays[id(array)], self.caller_sources[id(array)] = caller, caller_source
+            if caller is not value:
+                self.staged.add(id(array))
         self.keepalive.append(value)
         return array
+
+    def staged_original(self, value, source):
+        """(the caller's array, its Source) behind argument ``value`` at ``source``: an
+        argument torch cannot view (negative strides, a packed field) is traced on a copy
+        (``runtime.staging``: the state ``L`` then keeps the caller's arrays in
+        ``L.originals``); any other is the caller's array itself."""
+        originals = getattr(self.bound_args, "originals", None)
+        if originals and self.resume_frames is None:
+            for i, original in originals.items():
+                if source.expr == f"L[{i}]" and value is self.bound_args[i]:
+                    return original, sources.Source(f"L.originals[{i}]", f"{source.label} (the caller's array)")
+        return value, source
 
     def overlap_guards(self, written, either=()):
         """After a trace whose graph writes the inputs at ``written`` (placeholder
@@ -696,6 +714,10 @@ class Tracer:
                 found = self.ownership_attribute(obj, name)
                 if found is not _MISSING:
                     return found
+            if name == "strides" and not obj._scalar:
+                numpy_view = self.staged_numpy_view(obj)
+                if numpy_view is not None:
+                    return numpy_view.strides
             return scalars.array_attribute(obj, name)
         if name == "__class__" and symbols.is_symbolic(obj):
             return symbols.python_type(obj)
@@ -720,7 +742,8 @@ class Tracer:
         if id(root) not in self.caller_arrays:
             return _MISSING
         if name == "flags":
-            return CallerFlags(obj, root, functools.partial(self.caller_flag, root))
+            return CallerFlags(obj, root, functools.partial(self.caller_flag, root),
+                               functools.partial(self.layout_flag, obj, root))
         tested = _tested_against_none(self.frames[-1])
         if obj is not root and tested:
             return BASE_NOT_NONE   # a view's base is never None
@@ -740,9 +763,54 @@ class Tracer:
         """NumPy's ``flags.<name>`` of the caller's array behind input ``root`` (guarded)."""
         return self.caller_fact(root, name)
 
+    def layout_flag(self, obj, root, name):
+        """NumPy's layout flag ``name`` (c_contiguous, f_contiguous, aligned) of ``obj``, an
+        input or a view of one whose caller's array is behind input ``root``; _MISSING where
+        the trace's own answer is NumPy's. An input torch computes on in place has the
+        caller's strides (guarded) but not necessarily its alignment; an input copied in
+        (staged) has neither: its answers come from the caller's array (or the same view
+        of it), guarded by the caller's strides and alignment."""
+        if name == "aligned":
+            aligned = self.caller_fact(root, "aligned")
+            numpy_view = self.numpy_view(obj, root, break_if_unknown=False)
+            return aligned if numpy_view is None else bool(numpy_view.flags.aligned)
+        numpy_view = self.staged_numpy_view(obj)
+        return _MISSING if numpy_view is None else bool(getattr(numpy_view.flags, name))
+
+    def staged_numpy_view(self, obj):
+        """The NumPy array ``obj`` stands for where ``obj`` is an input copied in (staged) or
+        a view of one, its layout read from the caller's array: that array, or the same
+        view of it, guarded by the caller's strides. None for any other array."""
+        root = view_root(obj)
+        if id(root) not in self.staged:
+            return None
+        source = self.caller_sources[id(root)]
+        strides = tuple(self.caller_arrays[id(root)].strides)
+        self.guards.add(f"{source.expr}.strides == {strides!r}", f"{source.label}.strides == {strides}")
+        return self.numpy_view(obj, root, break_if_unknown=True)
+
+    def numpy_view(self, obj, root, break_if_unknown):
+        """NumPy's view of the caller's array behind input ``root`` that ``obj`` stands for:
+        the graph's view steps from ``root`` to ``obj`` replayed on the caller's array (or
+        that array, for ``root``). Where the steps are not known (arguments traced as
+        symbols), a graph break or None (``break_if_unknown``)."""
+        caller = self.caller_arrays[id(root)]
+        if obj is root:
+            return caller
+        steps = view_steps.steps_between(obj._t, root._t) if type(caller) is numpy.ndarray else None
+        if steps is not None:
+            try:
+                return view_steps.replay(caller, steps)
+            except Exception:   # noqa: BLE001 - a step NumPy refuses on this layout
+                pass
+        if break_if_unknown:
+            raise GraphBreak("the layout of a view of an input copied in (negative strides, a packed field): "
+                             "the trace computes on a copy", "real NumPy reads it")
+        return None
+
     def caller_fact(self, root, name):
         """``numpy_fact`` of the caller's array behind input ``root``, guarded."""
-        source = self.shim_inputs[id(root)]
+        source = self.caller_sources[id(root)]
         resumed = self.resume_frames is not None   # a fresh result counts as NumPy's own after a break
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -1263,13 +1331,52 @@ def view_root(array):
 
 class CallerFlags(scalars.InputFlags):
     """The flags of a NumPy input or a view of one: OWNDATA and WRITEABLE are NumPy's for
-    the caller's array (``fact``: its flag, read and guarded), the layout the trace's."""
+    the caller's array (``fact``: its flag, read and guarded); ALIGNED and, for an input
+    copied in, the contiguity flags NumPy's for the caller's array or the same view of it
+    (``layout``: the flag, guarded, or _MISSING where the trace's is NumPy's)."""
 
-    __slots__ = ("_root", "_fact")
+    __slots__ = ("_root", "_fact", "_layout")
 
-    def __init__(self, a, root, fact):
+    def __init__(self, a, root, fact, layout):
         super().__init__(a)
-        self._root, self._fact = root, fact
+        self._root, self._fact, self._layout = root, fact, layout
+
+    def _contiguous(self, order):
+        value = self._layout("c_contiguous" if order == "C" else "f_contiguous")
+        return super()._contiguous(order) if value is _MISSING else value
+
+    @property
+    def aligned(self):
+        return self._layout("aligned")
+
+    # NumPy's combined flags
+    contiguous = scalars.InputFlags.c_contiguous
+    fortran = scalars.InputFlags.f_contiguous
+
+    @property
+    def behaved(self):
+        return self.aligned and self.writeable
+
+    @property
+    def carray(self):
+        return self.c_contiguous and self.behaved
+
+    @property
+    def farray(self):
+        # NumPy's own test: any of F_CONTIGUOUS, ALIGNED, WRITEABLE set, and not C_CONTIGUOUS
+        return (self.f_contiguous or self.aligned or self.writeable) and not self.c_contiguous
+
+    @property
+    def fnc(self):
+        return self.f_contiguous and not self.c_contiguous
+
+    @property
+    def forc(self):
+        return self.f_contiguous or self.c_contiguous
+
+    def __getitem__(self, name):
+        key = _COMBINED_FLAG_KEYS.get(name.upper()) if isinstance(name, str) else None
+        return getattr(self, key) if key is not None else super().__getitem__(name)
 
     @property
     def owndata(self):
@@ -1280,6 +1387,11 @@ class CallerFlags(scalars.InputFlags):
         return scalars.ShimFlags.writeable.fget(self) and self._fact("writeable")
 
     writeable = property(_writeable, scalars.ShimFlags.writeable.fset)   # setting it: the shim's refusal
+
+
+_COMBINED_FLAG_KEYS = {"B": "behaved", "BEHAVED": "behaved", "CA": "carray", "CARRAY": "carray",
+                       "FA": "farray", "FARRAY": "farray", "FNC": "fnc", "FORC": "forc",
+                       "CONTIGUOUS": "c_contiguous", "FORTRAN": "f_contiguous"}
 
 
 def _store_code(obj, name):

@@ -31,8 +31,6 @@ def walk_forward(a):
     return a * 2.0
 
 
-@pytest.mark.xfail(strict=True, reason="a.strides of a negative-stride input reads the "
-                                       "positive strides of the copy the graph sees")
 @pytest.mark.parametrize("fn", [strides_of, walk_forward])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_strides_of_an_input_with_negative_strides(fn, backend):
@@ -54,8 +52,6 @@ def packed_field():
     return records["x"]
 
 
-@pytest.mark.xfail(strict=True, reason="strides and contiguity/aligned flags of a packed-field "
-                                       "input are those of its aligned copy")
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_layout_facts_of_a_packed_field_input(backend):
     """A float64 field of a packed record array (``[("pad", "u1"), ("x", "f8")]``): NumPy's
