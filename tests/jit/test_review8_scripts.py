@@ -72,8 +72,6 @@ def reversed_fortran_inputs():
     return {"F[::-1]": f[::-1], "F[:, ::-1]": f[:, ::-1], "C.T[::-1]": np.arange(24.0).reshape(4, 6).T[::-1]}
 
 
-@pytest.mark.xfail(strict=True, reason="results of an F-ordered input with a reversed axis are "
-                                       "C-ordered; NumPy's order='K' keeps F order")
 @pytest.mark.parametrize("layout", ["F[::-1]", "F[:, ::-1]", "C.T[::-1]"])
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_k_order_results_of_a_reversed_fortran_input(layout, backend):
