@@ -108,11 +108,14 @@ class Program:
         return "\n".join("\n".join(lowering.lines) for lowering in self.used(root)) + "\n"
 
     def guards(self, root):
-        """(globals, name, value): every global name the code assumed, in its own module;
+        """(globals, name, value): every global name the code assumed, in its own module,
+        and every ``np.<name>``/``math.<name>`` it read, in that module's namespace;
         (function, code, defaults): every helper the code calls."""
         names, codes = [], []
         for lowering in self.used(root):
             names += [(lowering.fn.__globals__, n, v) for n, v in lowering.globals_used.items()]
+            # np./math. attributes: the module's own namespace (a monkeypatch fails the guard)
+            names += [(vars(module), n, v) for (module, n), v in lowering.module_attrs.items()]
             if lowering is not root:
                 codes.append((lowering.fn, lowering.fn.__code__, lowering.fn.__defaults__))
         return names, codes

@@ -13,6 +13,7 @@ import builtins
 import dataclasses
 import inspect
 import math
+import re
 import time
 
 import numpy as np
@@ -204,6 +205,9 @@ def try_compile(fn, args, kwargs=None, *, loop_kernels_only=True):
         return Refusal(str(exc))
     except (TypeError, ValueError, SyntaxError) as exc:
         return Refusal(f"{type(exc).__name__}: {exc}")
+    patched = _patched_names(source)
+    if patched:     # numba would compile the object the name holds now, not NumPy's
+        return Refusal(f"the generated code calls {patched}, which is not NumPy's or math's own (monkeypatched)")
     namespace = {"np": np, "math": math, f"{PREFIX}Bail": support.Bail}
     for helpers in (support.HELPERS, intops.HELPERS, gather.HELPERS):
         namespace.update({f"{PREFIX}{name}": helper for name, helper in helpers.items()})
@@ -226,6 +230,20 @@ def try_compile(fn, args, kwargs=None, *, loop_kernels_only=True):
     guards = lowering.program.guards(lowering)
     bound = lowering.size_bound() if loop_kernels_only else None
     return NativeKernel(fn, signature, keys, written, compiled, box, guards, source, seconds, bound)
+
+
+_MODULE_ATTRIBUTE = re.compile(r"(?<![\w.])(np|math)\.(\w+)")
+
+
+def _patched_names(source):
+    """The first ``np.<name>``/``math.<name>`` in the generated source that is not the
+    module's own object now (numba resolves them when it compiles), else None."""
+    from npcompile.trace import numpy_map
+    for module_name, name in set(_MODULE_ATTRIBUTE.findall(source)):
+        module = np if module_name == "np" else math
+        if not numpy_map.is_original(module, name, getattr(module, name, None)):
+            return f"{module_name}.{name}"
+    return None
 
 
 def _numba_type(numba, value):

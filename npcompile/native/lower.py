@@ -45,6 +45,7 @@ from npcompile.native.kinds import (
     numpy_result,
     scalar,
 )
+from npcompile.trace import numpy_map
 
 PY_INT, PY_FLOAT, PY_BOOL = scalar(Py(int)), scalar(Py(float)), scalar(Py(bool))
 INT64_RANGE = (-(2 ** 63), 2 ** 63 - 1)
@@ -53,6 +54,8 @@ ELEMENTWISE = {"sqrt", "abs", "absolute", "fabs", "floor", "ceil"}   # exactly r
 ALLOCATORS = {"zeros": "zeros", "empty": "empty", "ones": "ones"}
 LIKE = {"zeros_like": "zeros", "empty_like": "empty", "ones_like": "ones"}
 PREFIX = "_nc_"
+MODULES = {"np": np, "np.linalg": np.linalg, "math": math}   # the generated code's modules
+_ABSENT = object()
 NESTED_WIDE_ELEMENTS = 65536    # see Lowering.size_bound
 SHIFTS = ("LShift", "RShift")
 
@@ -143,6 +146,7 @@ class Lowering:
         self.program = program or Program(Lowering, PREFIX)   # the helpers this kernel calls
         self.arg_types = dict(arg_types)
         self.globals_used = {}      # name -> value the generated code assumed
+        self.module_attrs = {}      # (module, name) -> the np./math. attribute's value it assumed
         self.env = dict(self.arg_types)
         self.written_roots = set()
         self.return_type = None
@@ -570,6 +574,21 @@ class Lowering:
             return Helper(value)
         raise NotNative(f"the global {name!r} ({type(value).__name__})")
 
+    def module_attr(self, module, name, called=False):
+        """``np.<name>`` (``module`` "np", "np.linalg") or ``math.<name>`` as the module
+        holds it now, guarded by identity (a monkeypatched ``np.sqrt`` fails the kernel's
+        guard). ``called``: the code lowers it by its name, so it must be NumPy's or math's
+        own object (numpy_map.is_original), not one put there since npcompile was imported."""
+        obj = MODULES[module]
+        value = getattr(obj, name, _ABSENT)
+        if value is _ABSENT:
+            raise NotNative(f"{module}.{name} does not exist")
+        self.module_attrs[(obj, name)] = value
+        if called and not numpy_map.is_original(obj, name, value):
+            raise NotNative(f"{module}.{name} is not {'math' if module == 'math' else 'NumPy'}'s own "
+                            f"(monkeypatched to {type(value).__name__})")
+        return value
+
     def expr_Name(self, node):
         if node.id in self.env:
             return node.id, self.env_type(node.id)
@@ -610,10 +629,13 @@ class Lowering:
         if isinstance(base, ast.Name) and isinstance(self.resolve(base), Module):
             module = self.resolve(base).name
             if module in ("np", "math") and node.attr in ("pi", "e"):
-                return self.constant(float(getattr(math, node.attr)))
-            if module == "np" and isinstance(getattr(np, node.attr, None), type) \
-                    and issubclass(getattr(np, node.attr), np.generic):
-                return None, DType(getattr(np, node.attr))
+                value = self.module_attr(module, node.attr)
+                if type(value) is not float:
+                    raise NotNative(f"{module}.{node.attr} that is not a float")
+                return self.constant(value)
+            value = self.module_attr(module, node.attr) if module == "np" else None
+            if isinstance(value, type) and issubclass(value, np.generic):
+                return None, DType(value)
             raise NotNative(f"{module}.{node.attr} as a value")
         code, t = self.expr(base)
         if isinstance(t, Array):
@@ -883,9 +905,14 @@ class Lowering:
         if isinstance(func, ast.Attribute):
             base = func.value
             if isinstance(base, ast.Name) and isinstance(self.resolve(base), Module):
-                return self.resolve(base).name, func.attr, None
+                module = self.resolve(base).name
+                self.module_attr(module, func.attr, called=True)
+                return module, func.attr, None
             if isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) \
                     and isinstance(self.resolve(base.value), Module) and base.attr == "linalg":
+                if self.resolve(base.value).name != "np" or self.module_attr("np", "linalg") is not np.linalg:
+                    raise NotNative(f"{base.value.id}.linalg that is not numpy.linalg")
+                self.module_attr("np.linalg", func.attr, called=True)
                 return "np", f"linalg.{func.attr}", None
             return "method", func.attr, base
         raise NotNative("a call of a computed function")

@@ -6,7 +6,7 @@ name as it enters the trace (a scalar type: the shim's class of that name, whate
 package's public name holds). ``numpy.random`` is deliberately *not* mapped: its streams
 must match NumPy's bit for bit, so random calls run in real NumPy.
 """
-import functools
+import math
 import types
 
 import numpy
@@ -18,9 +18,22 @@ _MAPPED_MODULES = {"numpy": shim, "numpy.linalg": shim.linalg, "numpy.fft": shim
 _SKIP_TYPES = (bool, int, float, complex, str, bytes, type(None))
 
 
-@functools.lru_cache(maxsize=1)
-def _object_table():
-    """id(numpy object) -> (numpy object, shim object) for every shared public name."""
+def _is_numpys(obj):
+    """Whether ``obj`` is defined by NumPy (not a user's object put in NumPy's namespace)."""
+    module = getattr(obj, "__module__", None) if isinstance(obj, type) or callable(obj) else None
+    if not isinstance(module, str):
+        module = getattr(type(obj), "__module__", None) or ""
+    return module == "numpy" or module.startswith("numpy.")
+
+
+def _build_object_table():
+    """id(numpy object) -> (numpy object, shim object) for every shared public name.
+
+    Built once, when this module is imported (with npcompile), from NumPy's attributes as
+    they are then, never from what they hold at a later trace: a name monkeypatched to a
+    user's function at that moment would make the user's function the shim's forever.
+    Objects NumPy does not define (patched in before npcompile was imported) are left
+    out, so they are traced as what they are."""
     table = {}
     for np_name, shim_module in _MAPPED_MODULES.items():
         np_module = numpy if np_name == "numpy" else getattr(numpy, np_name.split(".")[1])
@@ -28,7 +41,7 @@ def _object_table():
             if name.startswith("_") or not hasattr(shim_module, name):
                 continue
             np_obj = getattr(np_module, name)
-            if isinstance(np_obj, _SKIP_TYPES) or isinstance(np_obj, types.ModuleType):
+            if isinstance(np_obj, _SKIP_TYPES) or isinstance(np_obj, types.ModuleType) or not _is_numpys(np_obj):
                 continue
             table.setdefault(id(np_obj), (np_obj, getattr(shim_module, name)))
     # scalar types: the shim's classes, whose instances are its scalars (0-D arrays), so
@@ -37,10 +50,9 @@ def _object_table():
     return table
 
 
-@functools.lru_cache(maxsize=1)
-def _reverse_table():
+def _build_reverse_table():
     """id(shim object) -> NumPy object, for shim objects that reach real Python."""
-    table = {id(shim_obj): np_obj for np_obj, shim_obj in _object_table().values()}
+    table = {id(shim_obj): np_obj for np_obj, shim_obj in _OBJECT_TABLE.values()}
     table.update({id(shim_module): __import__(name, fromlist=["_"])
                   for name, shim_module in _MAPPED_MODULES.items()})
     # ndarray methods loaded in a trace (``a.astype`` leaves the plain function on the
@@ -51,13 +63,35 @@ def _reverse_table():
     return table
 
 
+def _own(module):
+    """``module``'s attributes that its own package defines, as they are now."""
+    if module is math:
+        return {name: value for name, value in vars(math).items() if getattr(value, "__module__", None) == "math"}
+    return {name: value for name, value in vars(module).items()
+            if _is_numpys(value) or isinstance(value, types.ModuleType) and value.__name__.startswith("numpy.")}
+
+
+_OBJECT_TABLE = _build_object_table()
+_REVERSE_TABLE = _build_reverse_table()
+# numpy's, numpy.linalg's and math's functions and types when npcompile was imported:
+# what code that calls ``np.<name>`` by name (the native kernels) may take it to be
+_ORIGINALS = {id(module): _own(module) for module in (numpy, numpy.linalg, math)}
+_MISSING = object()
+
+
+def is_original(module, name, value):
+    """Whether ``value`` is ``module.<name>`` as NumPy (numpy, numpy.linalg) or math
+    defines it, not an object put there (monkeypatched) since npcompile was imported."""
+    return _ORIGINALS.get(id(module), {}).get(name, _MISSING) is value
+
+
 def to_numpy(value):
     """The NumPy counterpart of a shim object (inverse of ``to_shim``), else ``value``."""
     if isinstance(value, shim.dtype):
         return value.np
     if isinstance(value, type) and "_np_type" in value.__dict__:
         return value._np_type   # a shim scalar class: NumPy's own (np.int64, not its alias np.longlong)
-    return _reverse_table().get(id(value), value)
+    return _REVERSE_TABLE.get(id(value), value)
 
 
 def to_shim(value):
@@ -66,7 +100,7 @@ def to_shim(value):
         return _MAPPED_MODULES.get(value.__name__, value)
     if isinstance(value, numpy.dtype):
         return shim.dtype(value)
-    entry = _object_table().get(id(value))
+    entry = _OBJECT_TABLE.get(id(value))
     if entry is not None and entry[0] is value:
         return entry[1]
     return value

@@ -214,8 +214,6 @@ print(g(a).tolist(), npcompile.jit(g, backend="eager")(a).tolist())
 """
 
 
-@pytest.mark.xfail(strict=True, reason="numpy_map._object_table is built once, at the process's first "
-                                       "trace, from numpy's attributes as they are then")
 def test_numpy_attribute_patched_during_the_first_trace_of_the_process():
     """In a fresh process, ``np.sqrt`` is monkeypatched to a user function (``sqrt * 100``)
     when the first jitted function is traced. Python: ``np.sqrt(a)`` is ``[100, 200]``;
@@ -244,8 +242,6 @@ def _sqrt_floor_loop(a):
 
 
 @pytest.mark.inductor
-@pytest.mark.xfail(strict=True, reason="a native loop kernel guards the global np/math modules by "
-                                       "identity only, not the attributes (np.sqrt, math.floor) it lowered")
 @pytest.mark.parametrize("module, name", [(np, "sqrt"), (math, "floor")], ids=["np.sqrt", "math.floor"])
 def test_native_kernel_after_a_numpy_or_math_function_was_monkeypatched(module, name):
     """A loop over elements calling ``np.sqrt`` and ``math.floor`` runs as a native kernel
