@@ -141,6 +141,8 @@ def asarray(obj, dtype=None, copy=None):
         out = ndarray._wrap(_scalar_tensor(obj, _default_dtype_of_python(obj)))
         copy = False
     elif isinstance(obj, _SEQUENCES):
+        if dt is not None:   # Python data with traced items: NumPy would refuse an int outside dt
+            check_python_ints_fit(obj, dt)
         out = _stack_nested(obj) if _contains_traced(obj) else ndarray._wrap(_tensor_from_python_nested(obj))
         copy = False
     elif hasattr(obj, "__array_function__") or isinstance(obj, numpy.ma.MaskedArray):
@@ -198,6 +200,17 @@ def check_python_int_fits(value, dt):
         info = numpy.iinfo(dt.np)
         if not info.min <= value <= info.max:
             raise OverflowError(f"Python integer {value} out of bounds for {dt.name}")
+
+
+def check_python_ints_fit(obj, dt):
+    """``check_python_int_fits`` for each Python int (or dynamic int) of ``obj``, a scalar
+    or a nested list/tuple of them: NumPy converts every item of such data into ``dt``
+    and refuses an int outside it; arrays and NumPy scalars in it are cast (they wrap)."""
+    if isinstance(obj, (list, tuple)):
+        for item in obj:
+            check_python_ints_fit(item, dt)
+    else:
+        check_python_int_fits(obj, dt)
 
 
 def sym_int_out_of_range(value, dt):

@@ -166,7 +166,7 @@ def _copyto_source(src, dst_dtype, casting):
     scalar is weak (NEP 50): it is judged by kind, and must fit an integer target."""
     if isinstance(src, builtins.bool):  # NumPy judges a Python bool as a bool array
         src_dtype, what, src = _dtypes.bool.dtype, "scalar", _coerce.asarray(src)
-    elif isinstance(src, (int, float, complex)) and not isinstance(src, numpy.generic):
+    elif isinstance(src, (int, float, complex, torch.SymInt, torch.SymFloat)) and not isinstance(src, numpy.generic):
         src_dtype = _promotion.result_type(dst_dtype, src)
         what = "scalar"
         _coerce.check_python_int_fits(src, dst_dtype)
@@ -332,9 +332,9 @@ def arange(start_or_stop, /, stop=None, step=1, *, dtype=None, device=None, like
         raise UnsupportedError("arange with a complex dtype")
     if all_int or dt.kind in "iu":
         first, second = (start, start + step) if all_int else (int(start), int(start + step))
-        if dt.kind in "iu" and isinstance(length, int):  # NumPy checks the two it casts first
-            for value in (first, second)[:length]:
-                if isinstance(value, int):
+        if dt.kind in "iu":  # NumPy checks the two it casts first (a dynamic int by a guard)
+            for k, value in enumerate((first, second)):
+                if _is_int(value) and k < length:
                     _coerce.check_python_int_fits(value, dt)
         values = torch.arange(length, dtype=torch.int64) * (second - first) + first
         return ndarray._wrap(_coerce.cast_tensor(values, dt))  # integers wrap around as NumPy's fill

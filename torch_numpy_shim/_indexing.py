@@ -437,7 +437,10 @@ def _is_host_value(value):
 
 def _cast_values(value, dt):
     """A shim array (or traced data) cast the unsafe way, warning like NumPy when a
-    complex value loses its imaginary part (not into bool: that is a test for nonzero)."""
+    complex value loses its imaginary part (not into bool: that is a test for nonzero).
+    Python ints in it (a dynamic int, a list holding one) must fit ``dt``, as NumPy's store
+    requires (a guard on a dynamic int's range)."""
+    _coerce.check_python_ints_fit(value, dt)
     arr = _coerce.asarray(value)
     if arr._t.is_complex() and dt.kind not in "cb":
         warnings.warn("Casting complex values to real discards the imaginary part", ComplexWarning,

@@ -289,8 +289,6 @@ def _putmask(a, n):
     return b
 
 
-@pytest.mark.xfail(strict=True, reason="an int that went dynamic fills a uint8 array without NumPy 2's "
-                                       "range check: -1 wraps to 255 instead of OverflowError")
 @pytest.mark.parametrize("fn", [_full, _full_like, _array_of_list, _put, _putmask],
                          ids=lambda f: f.__name__.strip("_"))
 def test_dynamic_int_out_of_range_of_a_created_or_filled_dtype(fn):
