@@ -1,9 +1,14 @@
 """Fix 8 (ints): a dynamic int stored into or creating a small int dtype is range-checked
-as NumPy 2 checks a Python int (OverflowError), on every path that converts it."""
+as NumPy 2 checks a Python int (OverflowError), on every path that converts it; and a
+warnings filter that makes NumPy's floating-point RuntimeWarning an error keeps such
+code out of the graph (npcompile/trace/fp_state.py)."""
+import warnings
+
 import numpy as np
 import pytest
 
 import npcompile
+from npcompile.trace import fp_state
 from tests.jit.harness import assert_same
 
 A = np.arange(3.0)
@@ -76,3 +81,63 @@ def test_dynamic_float_into_int_array_is_refused_as_a_scalar():
             _copyto_weak_float(A, x)
         with pytest.raises(TypeError):
             jitted(A, x)
+
+
+def _reciprocal(a):
+    return 1.0 / a
+
+
+def test_traceable_verdict_follows_the_warnings_filters():
+    with warnings.catch_warnings():
+        warnings.resetwarnings()
+        assert fp_state.traceable()
+        warnings.simplefilter("error", DeprecationWarning)
+        assert fp_state.traceable()
+        warnings.filterwarnings("error", category=RuntimeWarning)
+        assert not fp_state.traceable()
+        with np.errstate(all="ignore"):     # NumPy warns nothing: an error filter changes nothing
+            assert fp_state.traceable()
+        warnings.simplefilter("ignore")
+        assert fp_state.traceable()
+        warnings.filterwarnings("error", append=True)   # behind a catch-all 'ignore'
+        assert fp_state.traceable()
+        warnings.resetwarnings()
+        warnings.filterwarnings("error", append=True)
+        assert not fp_state.traceable()
+    assert fp_state.traceable() == (not any(f[0] == "error" and issubclass(RuntimeWarning, f[2])
+                                            for f in warnings.filters))
+
+
+def test_error_filter_then_back_to_warnings():
+    """Graph, then an error filter (NumPy raises RuntimeWarning: so does the jitted
+    function), then errstate 'ignore' under the error filter (no warning, no exception),
+    then the filters as before (inf again)."""
+    a = np.array([0.0, 1.0, 2.0])
+    jitted = npcompile.jit(_reciprocal, backend="eager")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same(_reciprocal(a), jitted(a))
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", category=RuntimeWarning)
+        with pytest.raises(RuntimeWarning, match="divide by zero"):
+            jitted(a)
+        with np.errstate(divide="ignore"):
+            assert_same(_reciprocal(a), jitted(a))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        assert_same(_reciprocal(a), jitted(a))
+
+
+def _errors_inside(a):
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", category=RuntimeWarning)
+        try:
+            return np.sqrt(a - 1.0)
+        except RuntimeWarning:
+            return np.zeros_like(a)
+
+
+def test_error_filter_set_inside_the_function():
+    jitted = npcompile.jit(_errors_inside, backend="eager")
+    for a in (np.array([2.0, 5.0]), np.array([0.0, 5.0]), np.array([2.0, 10.0])):
+        assert_same(_errors_inside(a), jitted(a))

@@ -143,8 +143,6 @@ def _reciprocal(a):
     return 1.0 / a
 
 
-@pytest.mark.xfail(strict=True, reason="under warnings.simplefilter('error') NumPy raises its "
-                                       "divide-by-zero RuntimeWarning; the compiled graph returns inf")
 def test_error_filter_turns_numpys_floating_point_warning_into_an_exception():
     """First call with warnings ignored (the graph compiles); then
     ``warnings.simplefilter('error')`` and ``1.0 / a`` with a zero in ``a``. NumPy's default
