@@ -60,8 +60,11 @@ def test_users_warnings_still_raise_under_w_error():
     assert lines[-1] == "2.0"
 
 
+# NumPy's error modes set to 'ignore': under -W error with the default 'warn' modes a
+# graph that computes runs as written (NumPy raises its RuntimeWarning; fp_state)
 BACKGROUND = """
 import numpy as np, npcompile
+np.seterr(all="ignore")
 def f(a):
     return a * 2 + 1
 jitted = npcompile.jit(f, compile="background")
@@ -71,9 +74,31 @@ jitted.events = []
 print(jitted(np.ones(3)).tolist(), [type(e).__name__ for e in jitted.events])
 """
 
+WARN_MODES = """
+import numpy as np, npcompile
+def f(a):
+    return a * 2 + 1
+jitted = npcompile.jit(f)
+for _ in range(3):
+    print(jitted(np.ones(3)).tolist())
+try:
+    jitted(np.array([1e308]))
+except RuntimeWarning as exc:
+    print(type(exc).__name__, exc)
+print(jitted.compile_count, [type(e).__name__ for e in jitted.entries])
+"""
+
 
 def test_background_compile_under_w_error_compiles():
     """The background worker's first Inductor import (compile_process._install) emitted
     torch's deprecations into the user's -W error: the job failed, its own warning then
     raised in the worker thread, and the function never compiled."""
     assert run(BACKGROUND) == ["[3.0, 3.0, 3.0]", "True", "[3.0, 3.0, 3.0] ['CompiledEntry']"]
+
+
+def test_under_w_error_with_warn_modes_a_graph_runs_as_written():
+    """NumPy's default 'warn' modes under -W error: an overflow is NumPy's RuntimeWarning,
+    raised; the compiled graph would return inf, so the segment runs as written."""
+    lines = run(WARN_MODES)
+    assert lines[:3] == ["[3.0, 3.0, 3.0]"] * 3
+    assert lines[3] == "RuntimeWarning overflow encountered in multiply"
