@@ -249,7 +249,36 @@ def cast_tensor(t, dt, copy=False):
         t = t.to(torch.int32)
     if target == torch.float16 and t.dtype == torch.float64:
         return _double_to_half(t)
+    if target in _WIDE_UNSIGNED and t.is_floating_point():
+        return _float_to_wide_unsigned(t, target)
     return t.to(target)
+
+
+_WIDE_UNSIGNED = {torch.uint32: (torch.int32, -2**31), torch.uint64: (torch.int64, -2**63)}
+
+
+def _float_to_wide_unsigned(t, target):
+    """float -> uint32/uint64 as NumPy's x86 loops convert, through signed conversions,
+    which torch eager, Inductor's C++ and Triton compute alike. A float converted straight
+    to an unsigned type saturates in Inductor's C++ (-2.0 gave 2**64 - 1) and on CUDA
+    (0), where NumPy wraps it (2**64 - 2, no warning). NumPy's loop converts
+    ``x >= 2**(n-1)`` as the n-bit signed conversion of ``x - 2**(n-1)`` with the top bit
+    set back, and any other ``x`` by the signed conversion. So the values NumPy casts
+    without a warning (``-2**(n-1) <= x < 2**n``) agree on every device. Those it warns
+    "invalid value encountered in cast" about agree on x86 CPUs, where an out-of-range
+    signed conversion gives ``-2**(n-1)``: nan, -inf and ``x < -2**(n-1)`` give
+    ``2**(n-1)``, inf and ``x >= 2**n`` give 0 (for uint32 these are the values of NumPy's
+    vectorized loop; on some items, all those of arrays under 16 items, NumPy gives ``x``
+    cast to int64 modulo 2**32 instead). On CUDA they saturate. float16 goes to uint32
+    through int64, as NumPy's loop: nan and +-inf give 0."""
+    if t.dtype in (torch.float16, torch.bfloat16):
+        t = t.to(torch.float32)  # exact
+        if target == torch.uint32:
+            return t.to(torch.int64).to(target)
+    signed, top = _WIDE_UNSIGNED[target]
+    high = t >= -float(top)
+    converted = torch.where(high, t + float(top), t).to(signed)
+    return torch.where(high, converted ^ top, converted).to(target)
 
 
 def _double_to_half(t):

@@ -4,9 +4,11 @@ NumPy's order differs from a plain ``<``: NaN sorts last, and complex numbers so
 real part, then imaginary part, with values holding a NaN after all others (see
 ``order_keys``). Every dtype is reduced to real "order keys" that torch sorts correctly
 (unsigned 16/32/64-bit through an exact signed mapping), and a lexicographic stable
-argsort over the keys gives NumPy's order. Sorting is always stable, which is one of
-the orders NumPy allows for its unstable kinds; ``partition`` sorts fully, which
-satisfies the partition property NumPy promises.
+argsort over the keys gives NumPy's order. Sorting is stable, which is one of the
+orders NumPy allows for its unstable kinds, except ``argsort`` of an unstable kind on the
+CPU, which is NumPy's own (``_host_sort``: its SIMD sort orders ties otherwise, and
+indices show it); ``partition`` sorts fully, which satisfies the partition property
+NumPy promises.
 """
 import operator
 
@@ -17,6 +19,7 @@ from . import _dtypes
 from ._coerce import asarray, cast_tensor
 from ._detours import SIGNED_TWIN, movable, orderable, restored
 from ._errors import AxisError
+from ._host_sort import UNSTABLE_KINDS, numpy_argsort
 from ._ndarray import ndarray
 from ._normalize import ArrayLike, AxisLike, normalize_axis, normalizer
 
@@ -114,7 +117,20 @@ def argsort(a: ArrayLike, axis: AxisLike = -1, kind=None, order=None, *, stable=
     _check_sort_kind(kind, stable)
     _check_order(order)
     t, dim = _flat_or_axis(_as_at_least_1d(a), axis)
+    unstable = _unstable_kind(kind, stable)
+    if unstable is not None and t.device.type == "cpu":
+        return ndarray._wrap(numpy_argsort(t, dim, unstable))
     return ndarray._wrap(stable_argsort(t, dim))
+
+
+def _unstable_kind(kind, stable):
+    """NumPy's spelling of an unstable ``kind`` (None, quicksort, heapsort; the default
+    for ``stable=False``), or None for the stable kinds."""
+    if stable:
+        return None
+    if kind is None:
+        return "quicksort"
+    return UNSTABLE_KINDS.get(kind[:1].lower())
 
 
 def _check_kth(kth, length, size):

@@ -97,8 +97,6 @@ def argsort_default(a):
     return np.argsort(a)
 
 
-@pytest.mark.xfail(strict=True, reason="argsort's default kind orders ties stably; NumPy's "
-                                       "SIMD quicksort does not")
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_argsort_default_kind_orders_ties_as_numpy(backend):
     """``np.argsort(a)`` (kind='quicksort', NumPy's default) of
@@ -176,8 +174,6 @@ def store_unsigned(a, out):
 
 
 @pytest.mark.inductor
-@pytest.mark.xfail(strict=True, reason="Inductor saturates negative floats cast to uint32/uint64 "
-                                       "to the maximum; NumPy wraps them (no warning)")
 @pytest.mark.parametrize("fn, args", [
     (to_unsigned, (np.array([-2.0, -70000.5, 3.0]),)),
     (to_unsigned, (np.array([-2.0, -70000.5, 3.0], np.float32),)),
