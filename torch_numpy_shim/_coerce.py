@@ -261,20 +261,23 @@ def _float_to_wide_unsigned(t, target):
     """float -> uint32/uint64 as NumPy's x86 loops convert, through signed conversions,
     which torch eager, Inductor's C++ and Triton compute alike. A float converted straight
     to an unsigned type saturates in Inductor's C++ (-2.0 gave 2**64 - 1) and on CUDA
-    (0), where NumPy wraps it (2**64 - 2, no warning). NumPy's loop converts
-    ``x >= 2**(n-1)`` as the n-bit signed conversion of ``x - 2**(n-1)`` with the top bit
-    set back, and any other ``x`` by the signed conversion. So the values NumPy casts
-    without a warning (``-2**(n-1) <= x < 2**n``) agree on every device. Those it warns
-    "invalid value encountered in cast" about agree on x86 CPUs, where an out-of-range
-    signed conversion gives ``-2**(n-1)``: nan, -inf and ``x < -2**(n-1)`` give
-    ``2**(n-1)``, inf and ``x >= 2**n`` give 0 (for uint32 these are the values of NumPy's
-    vectorized loop; on some items, all those of arrays under 16 items, NumPy gives ``x``
-    cast to int64 modulo 2**32 instead). On CUDA they saturate. float16 goes to uint32
-    through int64, as NumPy's loop: nan and +-inf give 0."""
+    (0), where NumPy wraps it (2**64 - 2, no warning).
+
+    uint32: through int64, as NumPy's scalar loop (``(npy_uint32)(npy_int64)x``): exact
+    for every value NumPy casts without a warning (``-2**31 <= x < 2**32``); of those it
+    warns "invalid value encountered in cast" about, nan and +-inf give 0 as NumPy's
+    arrays under 16 items do (its vectorized loop for longer ones gives 2**31).
+
+    uint64: NumPy's loop converts ``x >= 2**63`` as the int64 conversion of ``x - 2**63``
+    with the top bit set back, and any other ``x`` by the int64 conversion. So the values
+    NumPy casts without a warning (``-2**63 <= x < 2**64``) agree on every device. Those it
+    warns about agree on x86 CPUs, where an out-of-range signed conversion gives
+    ``-2**63``: nan, -inf and ``x < -2**63`` give ``2**63``, inf and ``x >= 2**64`` give 0.
+    On CUDA they saturate."""
     if t.dtype in (torch.float16, torch.bfloat16):
         t = t.to(torch.float32)  # exact
-        if target == torch.uint32:
-            return t.to(torch.int64).to(target)
+    if target == torch.uint32:
+        return t.to(torch.int64).to(target)
     signed, top = _WIDE_UNSIGNED[target]
     high = t >= -float(top)
     converted = torch.where(high, t + float(top), t).to(signed)
