@@ -15,8 +15,9 @@ import torch
 from .. import route_trials, threads
 from ..backends import CompiledGraph
 from ..errors import BackendFailed, RerunUncompiled
+from ..trace import warning_filters
 from ..trace.resident import DeviceArray
-from . import devices, failures, layouts, read_only, state_reads, view_replay, warning_filters
+from . import devices, failures, layouts, read_only, state_reads, view_replay
 from .graph_effects import GraphEffects
 
 MISS = object()
@@ -292,7 +293,7 @@ def _fast_path(entry, compiled):
 def _warns_after_writing(cap):
     """Whether the segment writes into its inputs and may warn (a message the graph's
     flags decide, or its ``warn_if`` op): where a warning would raise, it must run as
-    written, before any write (runtime/warning_filters.py)."""
+    written, before any write (trace/warning_filters.py)."""
     warns = cap.output_plan.warn_in_place or any(
         str(node.target).startswith("torch_numpy_shim.warn_if") for node in cap.gm.graph.nodes)
     return warns and bool(GraphEffects(cap.gm).written)

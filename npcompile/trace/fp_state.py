@@ -29,7 +29,7 @@ import warnings
 
 import numpy
 
-from ..runtime import warning_filters
+from . import warning_filters
 
 _TRACEABLE_MODES = frozenset({"ignore", "warn"})
 
