@@ -62,9 +62,14 @@ MAX_PAIRS = 9
 #: A pair's ratio (time as written / time compiled) must be under this to count as NumPy
 #: being faster: a margin for timer and scheduler noise, so that ties stay compiled.
 MARGIN = 0.95
-#: Counted calls as written slower than this many compiled calls (medians) end the trial
-#: for the compiled path at once (the trial's cost stays one run).
+#: Counted calls as written slower than this many compiled calls (medians, each run as
+#: written on its own) end the trial for the compiled path once ``CLEARLY_SLOWER_RUNS``
+#: runs as written are complete and every one of them was (the trial's cost stays two
+#: runs). Not after one: one run of a 2-thread OpenBLAS beside another library's spinning
+#: threads (torch.compile's pool, just before) took milliseconds for a 48 us call, and
+#: kept a 75 us compiled mlp_forward for good.
 CLEARLY_SLOWER = 2.0
+CLEARLY_SLOWER_RUNS = 2
 #: No trial for entries whose compiled calls take longer (a trial call as written would
 #: cost too much for what a loss this size can be).
 MAX_COMPILED_SECONDS = 0.02
@@ -137,7 +142,9 @@ class Trials:
         written = trial.next_is_written()
         route_calls = route_trials.trial_calls()
         start = time.perf_counter()
-        result = run_written() if written else run_compiled()
+        # as written, the calls run as a retired entry's will: NumPy's BLAS held to the free cores
+        result = numpy_blas.within_free_cores(threads.contention.free_cores, run_written)(()) \
+            if written else run_compiled()
         if route_trials.trial_calls() != route_calls:
             return result   # a graph's route was under trial: the time mixes two ways (not counted)
         trial.record(written, time.perf_counter() - start)
@@ -152,8 +159,9 @@ class Trials:
         if best_compiled > MAX_COMPILED_SECONDS or entry.fast is None:
             return self._close(entry, None)
         written = trial.counted(True)
-        if written and statistics.median(written) > CLEARLY_SLOWER * statistics.median(
-                trial.counted(False) or compiled):
+        written_runs = [run[2:] for run in trial.runs if run[0] and len(run) > RUN]
+        clearly = CLEARLY_SLOWER * statistics.median(trial.counted(False) or compiled)
+        if len(written_runs) >= CLEARLY_SLOWER_RUNS and all(statistics.median(run) > clearly for run in written_runs):
             return self._close(entry, None)
         ratios = trial.ratios()
         if len(trial.runs) % 2 or len(trial.runs[-1]) <= RUN or len(ratios) < MIN_PAIRS:
