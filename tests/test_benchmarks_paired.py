@@ -17,8 +17,8 @@ class Timing:
 
 class Script:
     """A fake clock, and functions that advance it: ``costs[name]`` lists the seconds a
-    call takes in each of the function's measurements (the calibration call first, then
-    one per round; the last repeats). A measurement starts at a clock reading."""
+    call takes in each of the function's measurements (the two calibration measurements
+    first, then one per round; the last repeats). A measurement starts at a clock reading."""
 
     def __init__(self, costs):
         self.now, self.costs, self.order = 0.0, costs, []
@@ -66,7 +66,7 @@ def test_load_that_hits_both_sides_of_a_round_leaves_its_ratio():
 def test_rounds_turn_the_order_through_rotations_and_reverses():
     script = Script({"numpy": [0.5], "a": [0.5], "b": [0.5]})
     script.run(Timing(repeats=7, max_rounds=7))
-    rounds = script.order[3:]                               # after one calibration call each
+    rounds = script.order[6:]          # after two calibration calls each (one, then one a tenth of a round)
     # each function: one untimed call, then its two timed calls (two 0.5 s calls last min_seconds)
     assert len(rounds) == 7 * 3 * 3 and rounds[::3] == rounds[1::3] == rounds[2::3]
     orders = ["".join(name[0] for name in rounds[::3][i:i + 3]) for i in range(0, 21, 3)]
