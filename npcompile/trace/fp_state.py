@@ -52,7 +52,7 @@ def _modes_traceable():
 
 def _warning_is_error():
     """Whether the warnings filters may turn NumPy's RuntimeWarning into an error."""
-    return warning_filters._read(warnings.filters, _FP_WARNING)   # its reading, for one category
+    return warning_filters.may_raise_in(warnings.filters, _FP_WARNING)
 
 
 def traceable():

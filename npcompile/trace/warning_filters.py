@@ -35,12 +35,16 @@ def may_raise():
     seen = _last
     if seen[0] is filters and seen[1] == len(filters) and seen[2] is first and seen[3] is last:
         return seen[4]
-    answer = _read(filters, CATEGORIES)
+    answer = may_raise_in(filters, CATEGORIES)
     _last = (filters, len(filters), first, last, answer)
     return answer
 
 
-def _read(filters, categories):
+def may_raise_in(filters, categories):
+    """Whether ``filters`` (a list like ``warnings.filters``) may turn a warning of
+    ``categories`` into an error (the module docstring's reading), uncached: ``may_raise``
+    caches it for ``CATEGORIES``; ``fp_state`` caches it for RuntimeWarning with NumPy's
+    error state."""
     for action, message, category, module, lineno in filters:
         if not any(issubclass(c, category) for c in categories):
             continue
