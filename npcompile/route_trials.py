@@ -26,6 +26,17 @@ serial way is kept if its median call took less than ``MARGIN`` times the calibr
 one's; otherwise the calibrated way. The verdict holds per (thread count, NumPy's BLAS
 threads). Calls made during a trial are counted in ``trial_calls`` so that a speed trial of
 the whole function leaves them out (their times mix the two ways).
+
+A call given one thread because the cores are busy (``npcompile.threads``; the caller
+allowed more) takes the same trial at a count of one: calibrated, such products stay on
+torch's one thread (``host_blas.numpy_is_faster``: OpenBLAS would take cores the policy
+kept free); serial, they run on NumPy's BLAS with its own threads, as NumPy's products do
+beside the busy processes. Which is faster there is not predictable from quiet
+measurements: with one spinning process per core of the 2-core EPYC, mlp_forward's
+512x256 layers took the graph 19.5 ms on torch's one thread and NumPy 13.8 ms on
+OpenBLAS's two (each thread gets its share of a core; c987da9's suite), while matrix_chain's
+320x320 products took NumPy 22 ms and the graph 9.9 ms. The verdict at one thread is
+kept apart from a quiet call's at one (key ``(1, blas)`` is reached only when busy).
 """
 import statistics
 import threading
@@ -68,9 +79,9 @@ class RouteTrial:
         self.runs = {}       # (threads, blas threads) -> [[serial?, seconds...], ...]
 
     def run(self, call, threads, current):
-        """``call()`` under ``threads`` (more than one) for a graph with split products:
-        as decided for this count, or as its trial needs. ``current``: the calling thread's
-        count, restored afterwards."""
+        """``call()`` under ``threads`` (more than one, or one given for busy cores) for a
+        graph with split products: as decided for this count, or as its trial needs.
+        ``current``: the calling thread's count, restored afterwards."""
         blas = _host_blas().numpy_blas_threads()
         if blas is None or blas < 2:
             return _run_as(call, False, threads, current)

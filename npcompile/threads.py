@@ -356,7 +356,8 @@ class ThreadsFor:
     it is already right). ``boxed`` is the list-taking form when ``fn`` is a
     ``CompiledGraph`` (whose ``boxed`` it wraps), else None: any other callable is called
     with its arguments. ``route``: a graph with products OpenBLAS splits runs its
-    multi-threaded calls through it (``npcompile.route_trials``)."""
+    multi-threaded calls, and those given one thread for busy cores, through it
+    (``npcompile.route_trials``)."""
 
     __slots__ = ("fn", "work", "scale", "route", "inner_boxed", "boxed")
 
@@ -381,7 +382,7 @@ class ThreadsFor:
             return fn(*args) if spread else fn(args)
         work = self.work if self.scale is None else self.work + self.scale * tensor_bytes(args)
         wanted = contention.ours = threads_for(work, current)
-        if self.route is not None and wanted > 1:
+        if self.route is not None and (wanted > 1 or self._contended(current)):
             return self.route.run((lambda: fn(*args)) if spread else (lambda: fn(args)), wanted, current)
         if wanted == current:
             return fn(*args) if spread else fn(args)
@@ -390,6 +391,14 @@ class ThreadsFor:
             return fn(*args) if spread else fn(args)
         finally:
             thread_count.restore(current, token)
+
+    @staticmethod
+    def _contended(current):
+        """Whether a call given one thread got it for busy cores, not for the caller's limit
+        (a graph with split products then takes a route trial at one thread: NumPy's BLAS
+        on its own threads beside busy processes can beat torch's one, as NumPy's products
+        do; ``npcompile.route_trials``)."""
+        return current > 1 and thread_limit(current) > 1 and contention.busy(2)
 
 
 if hasattr(os, "register_at_fork"):      # a forked worker may get other cores (or a quota)

@@ -93,6 +93,56 @@ def test_the_faster_way_is_kept_for_the_thread_counts(monkeypatch, two_threads, 
     assert {forced for _, forced, _ in seen[trial_calls:]} == {True if serial_faster else None}
 
 
+@pytest.mark.parametrize("serial_faster", [True, False])
+def test_a_call_given_one_thread_for_busy_cores_takes_the_trial_at_one(monkeypatch, two_threads, serial_faster):
+    """At one thread the two ways differ only in the library of the split products: torch's
+    one thread (calibrated: OpenBLAS's two would take cores the policy kept free) or
+    NumPy's BLAS on its own threads (serial), as NumPy's products run beside busy cores."""
+    trial, seen = run_trial(monkeypatch, 1.0 if serial_faster else 3.0, 2.0, threads_wanted=1)
+    assert trial.verdicts == {(1, 2): serial_faster}
+    for torch_threads, forced, numpy_product in seen:
+        assert torch_threads == 1 and numpy_product == bool(forced)
+    assert {forced for _, forced, _ in seen[2 * route_trials.PAIRS * route_trials.RUN:]} == \
+        {True if serial_faster else None}
+
+
+class RecordingRoute:
+    """A route that records the thread counts it is asked to run a call under."""
+
+    def __init__(self):
+        self.counts = []
+
+    def run(self, call, wanted, current):
+        self.counts.append(wanted)
+        return call()
+
+
+@pytest.mark.parametrize("busy, limit, work, routed", [
+    (True, 2, 1 << 30, [1]),      # busy cores gave it one thread: the trial at one
+    (False, 2, 1 << 30, [2]),     # quiet: the trial at two
+    (False, 2, 0, []),            # quiet, too little work for threads: no trial
+    (True, 1, 1 << 30, []),       # the caller's limit is one thread: no trial
+])
+def test_which_calls_take_a_route(monkeypatch, busy, limit, work, routed):
+    monkeypatch.setattr(npcompile.config, "threads", "auto")
+    monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(
+        ttl=0, read=lambda: 1 + (2 if busy else 0), read_ours=lambda: 1, cpus=2))
+    monkeypatch.setattr(threads, "available_cores", lambda: 2)
+    monkeypatch.setattr(threads, "parallel_threshold_bytes", lambda limit=None: 1 << 20)
+    before = torch.get_num_threads()
+    torch.set_num_threads(2)
+    try:
+        if limit == 1:
+            monkeypatch.setattr(threads, "task_budget", lambda: 1)
+        route = RecordingRoute()
+        wrapped = threads.ThreadsFor(lambda: "result", work=work, scale=None, route=route)
+        assert wrapped() == "result"
+        assert route.counts == routed
+        assert torch.get_num_threads() == 2
+    finally:
+        torch.set_num_threads(before)
+
+
 def test_a_single_threaded_blas_takes_no_trial(monkeypatch, two_threads):
     trial, seen = run_trial(monkeypatch, 1.0, 2.0, blas=1)
     assert trial.verdicts == {} and {forced for _, forced, _ in seen} == {None}
