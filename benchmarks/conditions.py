@@ -30,7 +30,7 @@ _BUSY_LOOP = ("import sys, time\n"
 
 @dataclasses.dataclass(frozen=True)
 class Condition:
-    name: str                 # "default", "one_thread", "contended"
+    name: str                 # "default", "one_thread", "contended", "one_busy"
     threads: object           # "default" (torch's own choice) or an int
     busy_processes: int = 0   # other processes spinning while the rounds are timed
 
@@ -53,10 +53,13 @@ def usable_cores():
 
 
 def standard_conditions(names):
-    """The conditions named (comma-separated or a list) out of default, one_thread, contended."""
+    """The conditions named (comma-separated or a list) out of default, one_thread, contended
+    (one busy process per usable core) and one_busy (one busy process)."""
     table = {"default": Condition("default", "default"),
              "one_thread": Condition("one_thread", 1),
-             "contended": Condition("contended", "default", busy_processes=usable_cores())}
+             "contended": Condition("contended", "default", busy_processes=usable_cores()),
+             # one core taken: the policy's choice between a thread short and NumPy's full count
+             "one_busy": Condition("one_busy", "default", busy_processes=1)}
     names = [n.strip() for n in names.split(",")] if isinstance(names, str) else list(names)
     unknown = [n for n in names if n not in table]
     if unknown:

@@ -1,7 +1,7 @@
 """The benchmark suite: real NumPy workloads through NumPy, npcompile and torch.compile.
 
     python -m benchmarks.suite                       # the main job: every workload, default and small
-                                                     # sizes, three conditions
+                                                     # sizes, four conditions
     python -m benchmarks.suite --quick               # tiny sizes, two repeats: a smoke run (about a minute)
     python -m benchmarks.suite --only softmax,jacobi_2d --conditions default --size small
     python -m benchmarks.suite --save                # also update the README's figures
@@ -14,8 +14,9 @@ Steady per-call times are measured in paired rounds (``benchmarks/paired.py``: N
 each system back to back in every round, the order alternating; a speedup is the median
 of the per-round ratios, a time the median round; more rounds, up to ``max_rounds``,
 while a speedup's 95% interval still holds the 10% bar), once per *condition*: ``default`` (torch's
-default thread count, as users run it), ``one_thread``, and ``contended`` (default
-threads while one busy process per core runs; see conditions.py), each at every size
+default thread count, as users run it), ``one_thread``, ``contended`` (default
+threads while one busy process per core runs; see conditions.py) and ``one_busy``
+(default threads beside one busy process: the machine a thread short), each at every size
 asked for (``default``: NumPy 1-50 ms a call; ``small``: about 50 us, where per-call
 overhead and thread start-up decide). Graphs and breaks come from ``npcompile.explain``
 (a fresh eager trace, so they cost no extra compile).
@@ -453,8 +454,8 @@ def parse_args(argv):
                         help="torch's thread count for the default condition: 'default' (torch's own "
                              "choice, as users run it) or a number")
     parser.add_argument("--conditions", default=None,
-                        help="comma-separated, out of default, one_thread, contended "
-                             "(default: all three; --quick: default)")
+                        help="comma-separated, out of default, one_thread, contended, one_busy "
+                             "(default: all four; --quick: default)")
     parser.add_argument("--contention", action="store_true",
                         help="shorthand for --conditions contended")
     parser.add_argument("--clock", choices=tuple(CLOCKS), default="wall",
@@ -487,7 +488,7 @@ def _conditions(options):
     if options.contention:
         return standard_conditions("contended")
     return standard_conditions(options.conditions or ("default" if options.quick else
-                                                      "default,one_thread,contended"))
+                                                      "default,one_thread,contended,one_busy"))
 
 
 def _systems(options):

@@ -146,6 +146,10 @@ def test_conditions_set_threads_and_busy_processes():
         assert torch.get_num_threads() == 1
     assert torch.get_num_threads() == before
     assert contended.busy_processes == conditions.usable_cores()
+    (one_busy,) = conditions.standard_conditions("one_busy")
+    assert (one_busy.threads, one_busy.busy_processes) == ("default", 1)
+    assert [c.name for c in suite._conditions(suite.parse_args([]))] == \
+        ["default", "one_thread", "contended", "one_busy"]
     with conditions.busy_cores(2, limit=30) as processes:
         assert all(p.poll() is None for p in processes)   # spinning
     assert all(p.poll() is not None for p in processes)   # stopped afterwards
