@@ -29,14 +29,14 @@ the whole function leaves them out (their times mix the two ways).
 
 A call given one thread because the cores are busy (``npcompile.threads``; the caller
 allowed more) takes the same trial at a count of one: calibrated, such products stay on
-torch's one thread (``host_blas.numpy_is_faster``: OpenBLAS would take cores the policy
-kept free); serial, they run on NumPy's BLAS with its own threads, as NumPy's products do
-beside the busy processes. Which is faster there is not predictable from quiet
-measurements: with one spinning process per core of the 2-core EPYC, mlp_forward's
-512x256 layers took the graph 19.5 ms on torch's one thread and NumPy 13.8 ms on
-OpenBLAS's two (each thread gets its share of a core; c987da9's suite), while matrix_chain's
-320x320 products took NumPy 22 ms and the graph 9.9 ms. The verdict at one thread is
-kept apart from a quiet call's at one (key ``(1, blas)`` is reached only when busy).
+torch's one thread (``host_blas.numpy_is_faster``: OpenBLAS's own threads would take cores
+the policy kept free); serial, they run in blocks over the threads the caller allowed
+(``npcompile.block_products``: each thread takes the next block of rows when done, so a
+thread the OS parks holds nobody up). Neither BLAS's own threads fit busy cores: with one
+spinning process per core of the 2-core EPYC, NumPy's 2-thread OpenBLAS took 8 to 47 ms for
+mlp_forward's 512x256 layers (8 on one quiet thread), torch's one thread a steady 13-19 ms
+(its share of one core). The verdict at one thread is kept apart from a quiet call's at
+one (key ``(1, blas)`` is reached only when busy).
 """
 import statistics
 import threading
@@ -78,17 +78,18 @@ class RouteTrial:
         self.verdicts = {}   # (threads, blas threads) -> True: serial, False: as calibrated
         self.runs = {}       # (threads, blas threads) -> [[serial?, seconds...], ...]
 
-    def run(self, call, threads, current):
+    def run(self, call, threads, current, block_threads=1):
         """``call()`` under ``threads`` (more than one, or one given for busy cores) for a
         graph with split products: as decided for this count, or as its trial needs.
-        ``current``: the calling thread's count, restored afterwards."""
+        ``current``: the calling thread's count, restored afterwards; ``block_threads``:
+        the threads a call given one thread may compute its products' blocks on."""
         blas = _host_blas().numpy_blas_threads()
         if blas is None or blas < 2:
-            return _run_as(call, False, threads, current)
+            return _run_as(call, False, threads, current, block_threads)
         key = (threads, blas)
         serial = self.verdicts.get(key)
         if serial is not None:
-            return _run_as(call, serial, threads, current)
+            return _run_as(call, serial, threads, current, block_threads)
         runs = self.runs.setdefault(key, [])
         if not runs or len(runs[-1]) > RUN:
             pair, second = divmod(len(runs), 2)
@@ -96,7 +97,7 @@ class RouteTrial:
         serial = runs[-1][0]
         _calls.count = trial_calls() + 1
         start = time.perf_counter()
-        result = _run_as(call, serial, threads, current)
+        result = _run_as(call, serial, threads, current, block_threads)
         runs[-1].append(time.perf_counter() - start)
         if len(runs) == 2 * PAIRS and len(runs[-1]) > RUN:
             self.verdicts[key] = _serial_wins(runs)
@@ -110,12 +111,16 @@ def _serial_wins(runs):
     return statistics.median(serial) < MARGIN * statistics.median(calibrated)
 
 
-def _run_as(call, serial, threads, current):
+def _run_as(call, serial, threads, current, block_threads=1):
     """``call()`` with the kernels on ``threads`` and the products as calibrated, or
-    (``serial``) with the kernels on one thread and the split products on NumPy's BLAS."""
+    (``serial``) with the kernels on one thread and the split products on NumPy's BLAS --
+    at a count of one, in blocks over ``block_threads`` threads where there are several."""
     wanted = 1 if serial else threads
     host_blas = _host_blas()
-    previous = host_blas.force_split_route(True if serial else None)
+    route = None
+    if serial:
+        route = host_blas.BlockRoute(block_threads) if threads == 1 and block_threads > 1 else True
+    previous = host_blas.force_split_route(route)
     switch = wanted != current
     token = thread_count.use(wanted, current) if switch else None
     try:

@@ -382,8 +382,12 @@ class ThreadsFor:
             return fn(*args) if spread else fn(args)
         work = self.work if self.scale is None else self.work + self.scale * tensor_bytes(args)
         wanted = contention.ours = threads_for(work, current)
-        if self.route is not None and (wanted > 1 or self._contended(current)):
+        if self.route is not None and wanted > 1:
             return self.route.run((lambda: fn(*args)) if spread else (lambda: fn(args)), wanted, current)
+        if self.route is not None and current > 1:
+            blocks = self._contended(current)
+            if blocks > 1:
+                return self.route.run((lambda: fn(*args)) if spread else (lambda: fn(args)), 1, current, blocks)
         if wanted == current:
             return fn(*args) if spread else fn(args)
         token = thread_count.use(wanted, current)
@@ -394,11 +398,14 @@ class ThreadsFor:
 
     @staticmethod
     def _contended(current):
-        """Whether a call given one thread got it for busy cores, not for the caller's limit
-        (a graph with split products then takes a route trial at one thread: NumPy's BLAS
-        on its own threads beside busy processes can beat torch's one, as NumPy's products
-        do; ``npcompile.route_trials``)."""
-        return current > 1 and thread_limit(current) > 1 and contention.busy(2)
+        """For a call given one thread: the caller's limit where busy cores, not that limit,
+        made it one (else 1). A graph with split products then takes a route trial at one
+        thread: its products in blocks over that many threads (``npcompile.block_products``:
+        a thread the OS parks takes fewer blocks) against torch's one thread
+        (``npcompile.route_trials``)."""
+        if not contention.busy(2):
+            return 1
+        return thread_limit(current)
 
 
 if hasattr(os, "register_at_fork"):      # a forked worker may get other cores (or a quota)

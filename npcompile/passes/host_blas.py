@@ -51,7 +51,7 @@ import numpy as np
 import torch
 from torch._inductor.custom_graph_pass import CustomGraphPass
 
-from .. import calibrations, config, numpy_blas
+from .. import block_products, calibrations, config, numpy_blas
 
 #: Least work (m*n*k, times the batch) of a "large" product (kinds "square" and "narrow"):
 #: from 2**20 on, products take 25 us (float32, square: the fastest kind) to 250 us
@@ -105,8 +105,15 @@ def _host_matmul_out(a, b, out):
 def _routed_out(kind):
     """The form Inductor calls for a product of ``kind`` under ``"auto"``: NumPy's product
     into ``out`` where it is measured faster under the thread counts of this call, else
-    torch's."""
+    torch's; in blocks over several threads where the caller's route says so
+    (``BlockRoute``)."""
+    split = kind in _SPLIT_KINDS
+
     def product(a, b, out):
+        if split:
+            forced = getattr(_FORCED, "split", None)
+            if forced.__class__ is BlockRoute:
+                return block_products.product(a, b, out, forced.threads, _measure(a.dtype, kind, 1, 1))
         if numpy_is_faster(a.dtype, kind):
             np.matmul(a.numpy(), b.numpy(), out=out.numpy())
             return out
@@ -159,7 +166,7 @@ def numpy_is_faster(dtype, kind):
     if mode == "auto":
         forced = getattr(_FORCED, "split", None)
         if forced is not None and kind in _SPLIT_KINDS:
-            return forced
+            return forced is True
         threads, blas_threads = torch.get_num_threads(), numpy_blas_threads()
         if kind in _SPLIT_KINDS and blas_threads is not None and blas_threads > threads:
             return False   # OpenBLAS would take more cores than the call was given (``_measure``)
@@ -174,9 +181,23 @@ def numpy_is_faster(dtype, kind):
 _FORCED = threading.local()
 
 
+class BlockRoute:
+    """A forced route: products of the split kinds in blocks over ``threads`` threads, each
+    block on one thread of the library measured faster at one (``npcompile.block_products``)."""
+
+    __slots__ = ("threads",)
+
+    def __init__(self, threads):
+        self.threads = threads
+
+    def __repr__(self):
+        return f"BlockRoute({self.threads})"
+
+
 def force_split_route(numpy):
     """Route the calling thread's products of the split kinds to NumPy (True), to torch
-    (False) or as calibrated (None) until the next call; returns the setting before."""
+    (False), in blocks (a ``BlockRoute``) or as calibrated (None) until the next call;
+    returns the setting before."""
     previous = getattr(_FORCED, "split", None)
     _FORCED.split = numpy
     return previous

@@ -45,7 +45,7 @@ class FakeClock:
         self.now += self.serial if forced else self.calibrated
 
 
-def run_trial(monkeypatch, serial_seconds, calibrated_seconds, blas=2, threads_wanted=2):
+def run_trial(monkeypatch, serial_seconds, calibrated_seconds, blas=2, threads_wanted=2, block_threads=1):
     """A RouteTrial run until it decides; returns it and what each call saw:
     (torch threads, forced split route, NumPy chosen for a square float64 product)."""
     clock = FakeClock(serial_seconds, calibrated_seconds)
@@ -63,7 +63,7 @@ def run_trial(monkeypatch, serial_seconds, calibrated_seconds, blas=2, threads_w
 
     current = torch.get_num_threads()
     for _ in range(2 * route_trials.PAIRS * route_trials.RUN + 4):
-        trial.run(call, threads_wanted, current)
+        trial.run(call, threads_wanted, current, block_threads)
         assert torch.get_num_threads() == current and getattr(host_blas._FORCED, "split", None) is None
     return trial, seen
 
@@ -95,15 +95,16 @@ def test_the_faster_way_is_kept_for_the_thread_counts(monkeypatch, two_threads, 
 
 @pytest.mark.parametrize("serial_faster", [True, False])
 def test_a_call_given_one_thread_for_busy_cores_takes_the_trial_at_one(monkeypatch, two_threads, serial_faster):
-    """At one thread the two ways differ only in the library of the split products: torch's
-    one thread (calibrated: OpenBLAS's two would take cores the policy kept free) or
-    NumPy's BLAS on its own threads (serial), as NumPy's products run beside busy cores."""
-    trial, seen = run_trial(monkeypatch, 1.0 if serial_faster else 3.0, 2.0, threads_wanted=1)
+    """At one thread the two ways differ only in how the split products run: on torch's
+    one thread (calibrated: OpenBLAS's own threads would take cores the policy kept free)
+    or in blocks over the threads the caller allowed (serial)."""
+    trial, seen = run_trial(monkeypatch, 1.0 if serial_faster else 3.0, 2.0, threads_wanted=1, block_threads=2)
     assert trial.verdicts == {(1, 2): serial_faster}
     for torch_threads, forced, numpy_product in seen:
-        assert torch_threads == 1 and numpy_product == bool(forced)
-    assert {forced for _, forced, _ in seen[2 * route_trials.PAIRS * route_trials.RUN:]} == \
-        {True if serial_faster else None}
+        assert torch_threads == 1 and not numpy_product
+        assert forced is None or (isinstance(forced, host_blas.BlockRoute) and forced.threads == 2)
+    after = {type(forced) for _, forced, _ in seen[2 * route_trials.PAIRS * route_trials.RUN:]}
+    assert after == {host_blas.BlockRoute if serial_faster else type(None)}
 
 
 class RecordingRoute:
@@ -112,14 +113,14 @@ class RecordingRoute:
     def __init__(self):
         self.counts = []
 
-    def run(self, call, wanted, current):
-        self.counts.append(wanted)
+    def run(self, call, wanted, current, block_threads=1):
+        self.counts.append((wanted, block_threads))
         return call()
 
 
 @pytest.mark.parametrize("busy, limit, work, routed", [
-    (True, 2, 1 << 30, [1]),      # busy cores gave it one thread: the trial at one
-    (False, 2, 1 << 30, [2]),     # quiet: the trial at two
+    (True, 2, 1 << 30, [(1, 2)]),  # busy cores gave it one thread: the trial at one, blocks on two
+    (False, 2, 1 << 30, [(2, 1)]),  # quiet: the trial at two
     (False, 2, 0, []),            # quiet, too little work for threads: no trial
     (True, 1, 1 << 30, []),       # the caller's limit is one thread: no trial
 ])
@@ -195,6 +196,34 @@ def test_every_call_of_a_trial_is_numpys(monkeypatch):
     finally:
         set_numpy_blas_threads(blas_before)
     assert jitted.compile_count == 1
+
+
+@pytest.mark.inductor
+def test_a_contended_trial_in_blocks_gives_numpys_answer(monkeypatch):
+    """Calls given one thread for busy cores (a monitor that always reads busy) take the
+    trial at one thread, half of them with products in blocks: each is NumPy's answer."""
+    monkeypatch.setattr(npcompile.config, "threads", "auto")
+    monkeypatch.setattr(npcompile.config, "speed_trials", False)
+    monkeypatch.setattr(npcompile.config, "parallel_threshold_bytes", 1)
+    monkeypatch.setattr(threads, "contention", threads.ContentionMonitor(
+        ttl=0, read=lambda: 3, read_ours=lambda: 1, cpus=2))
+    monkeypatch.setattr(threads, "available_cores", lambda: 2)
+    routes = []
+    real = host_blas.force_split_route
+    monkeypatch.setattr(host_blas, "force_split_route", lambda r: routes.append(r) or real(r))
+    blas_before, torch_before = host_blas.numpy_blas_threads(), torch.get_num_threads()
+    rng = np.random.default_rng(5)
+    args = [rng.standard_normal((1024, N)), rng.standard_normal((N, N)) / np.sqrt(N), rng.standard_normal((N, 8))]
+    jitted = npcompile.jit(layer)
+    try:
+        torch.set_num_threads(2)
+        assert set_numpy_blas_threads(2)
+        for i in range(2 * route_trials.PAIRS * route_trials.RUN + 3):
+            compare_call(layer, jitted, args, {}, rtol=1e-12, atol=1e-12, context=f"call {i}")
+    finally:
+        set_numpy_blas_threads(blas_before)
+        torch.set_num_threads(torch_before)
+    assert any(isinstance(r, host_blas.BlockRoute) and r.threads == 2 for r in routes)
 
 
 def test_our_own_runnable_threads_are_not_other_load():
