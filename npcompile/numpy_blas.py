@@ -1,17 +1,13 @@
-"""NumPy's OpenBLAS thread count: read it, and hold it to the free cores while npcompile
-runs a function as written on a busy machine.
+"""NumPy's OpenBLAS thread count: read it (``passes.host_blas`` decides per count which
+library computes a product) and set it (``block_products`` holds it to one thread while
+its blocks run on threads of their own).
 
-Why: OpenBLAS splits a product of 2**19 or more multiply-adds (m*n*k) over its threads and
-waits for each at a barrier. With every core busy (the contended condition: one spinning
-process per core), a thread the OS has descheduled holds the whole product up: the same
-32x64 by 64x128 layers (mlp_forward, small) took 45 us in one run of NumPy and 15 ms in
-another. npcompile's threads policy already gives its own kernels one thread on busy
-cores (``npcompile.threads``); a call npcompile runs as written (a speed trial found NumPy
-faster, ``runtime/speed_trials``) runs NumPy's code, so it gets the same treatment:
-NumPy's BLAS runs on at most the free cores for that call, and the caller's count is put
-back afterwards. Only the count changes: the products are NumPy's own. The count is
-process-wide in OpenBLAS; two threads calling at once may see each other's limit for
-a while (speed only).
+Why here: NumPy exposes no call for it; OpenBLAS's own C functions, found in the process's
+loaded libraries, read and set it. OpenBLAS splits a product of 2**19 or more
+multiply-adds (m*n*k) over its threads (MNK/2**18 of them, at most its count). The count
+is process-wide: two threads setting it at once may see each other's for a while (speed
+only). Calls npcompile runs as written keep the caller's count, as NumPy's do
+(``runtime/speed_trials``).
 """
 import ctypes
 import functools
@@ -58,28 +54,3 @@ def set_threads(count):
         return False
     functions[1](count)
     return True
-
-
-def within_free_cores(free_cores, fn):
-    """``call(L)``: ``fn(*L)`` with NumPy's BLAS on at most ``free_cores()`` threads (read
-    only when its count is above one), the count before put back afterwards. Built once
-    per entry run as written: its calls, tens of microseconds each, read OpenBLAS's count
-    through the function found here, with no look-ups on the way."""
-    functions = _functions()
-    if functions is None:
-        return lambda L: fn(*L)
-    get, set_ = functions
-
-    def call(L):
-        before = get()
-        if before < 2:
-            return fn(*L)
-        allowed = free_cores()
-        if allowed >= before:
-            return fn(*L)
-        set_(max(1, allowed))
-        try:
-            return fn(*L)
-        finally:
-            set_(before)
-    return call

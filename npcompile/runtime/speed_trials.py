@@ -39,13 +39,20 @@ A verdict holds for the thread count it was measured under (``torch.get_num_thre
 of the calling thread): a product chain compiled 5x faster than NumPy on two threads
 took 1.2x NumPy's time on one. When a call comes with another count, the function's
 decided entries are tried again (``reopen``), the retired ones with their compiled path.
+
+A call as written is NumPy's code with NumPy's own settings: its BLAS keeps the threads
+the caller gave it. (Holding it to the free cores, as 3135e57-c987da9 did, made the small
+mlp_forward's 2**19 product take its one-thread time on busy cores: 118 us against
+NumPy's 49 in one run of the suite, while in the run before NumPy's own 2-thread product
+hit a descheduled thread and took 219 us. Unheld, the call meets NumPy's luck, whichever
+it is.)
 """
 import statistics
 import time
 
 import torch
 
-from .. import config, numpy_blas, route_trials, threads
+from .. import config, route_trials
 from ..backends import BACKENDS
 from ..errors import RerunUncompiled
 from .entries import MISS
@@ -142,9 +149,7 @@ class Trials:
         written = trial.next_is_written()
         route_calls = route_trials.trial_calls()
         start = time.perf_counter()
-        # as written, the calls run as a retired entry's will: NumPy's BLAS held to the free cores
-        result = numpy_blas.within_free_cores(threads.contention.free_cores, run_written)(()) \
-            if written else run_compiled()
+        result = run_written() if written else run_compiled()
         if route_trials.trial_calls() != route_calls:
             return result   # a graph's route was under trial: the time mixes two ways (not counted)
         trial.record(written, time.perf_counter() - start)
@@ -182,12 +187,10 @@ class Trials:
         parameter order, defaults applied: for a function of plain parameters that is
         the call itself; any other reruns through ``RerunUncompiled``."""
         entry.compiled_fast = entry.fast   # kept for a trial under another thread count
-        guard, fn, free_cores = routing_guard(entry), self.fn, threads.contention.free_cores
+        guard, fn = routing_guard(entry), self.fn
         if self.simple:
-            call = numpy_blas.within_free_cores(free_cores, fn)   # NumPy's BLAS held to the free cores
-
             def fast(L):
-                return call(L) if guard(L) else MISS
+                return fn(*L) if guard(L) else MISS
         else:
             def fast(L):
                 if not guard(L):
