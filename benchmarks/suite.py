@@ -10,6 +10,8 @@ For each workload, in one process and on the same inputs: NumPy (the oracle), th
 ``npcompile.jit`` (TorchInductor) and ``torch.compile`` of the same function. Each
 compiled result is checked against NumPy (type, dtype, shape, values within the
 workload's tolerance); compile time is the first call's time minus a steady call's.
+Under each condition npcompile's function is called until its own trials have decided
+(``settle``: compiled or as written, where products run) before the timed rounds.
 Steady per-call times are measured in paired rounds (``benchmarks/paired.py``: NumPy and
 each system back to back in every round, the order alternating; a speedup is the median
 of the per-round ratios, a time the median round; more rounds, up to ``max_rounds``,
@@ -198,6 +200,29 @@ def graph_structure(workload, args, jitted):
     return info
 
 
+#: npcompile decides, on its first calls under a thread count or load, whether an entry
+#: runs compiled or as written (speed trials) and where a graph's products run (route
+#: trials); the rounds time the steady calls after that. Its calls before the rounds last at
+#: least ``SETTLE_MIN_SECONDS`` (a busy machine is seen from the second load reading, 50 ms
+#: after the first), then go on while a trial is open, at most ``SETTLE_MAX_CALLS`` calls
+#: or ``SETTLE_MAX_SECONDS``. ``benchmarks/first_calls.py`` times the first calls themselves.
+SETTLE_MIN_SECONDS = 0.2
+SETTLE_MAX_CALLS = 400
+SETTLE_MAX_SECONDS = 10.0
+
+
+def settle(fn, args, clock=time.perf_counter):
+    """Call ``fn`` until its trials have decided (its ``settled``; functions without one are
+    called for ``SETTLE_MIN_SECONDS``); returns the calls made."""
+    start, calls = clock(), 0
+    while calls < SETTLE_MAX_CALLS and clock() - start < SETTLE_MAX_SECONDS:
+        if calls >= 2 and clock() - start >= SETTLE_MIN_SECONDS and getattr(fn, "settled", True):
+            break
+        fn(*args)
+        calls += 1
+    return calls
+
+
 def run_workload(workload, size, compilers, timing, log=print, conditions=None, default_threads=None):
     """One workload through NumPy and every system, same inputs, one process; steady
     times per condition (the first condition's are also the record's top-level ones)."""
@@ -215,10 +240,12 @@ def run_workload(workload, size, compilers, timing, log=print, conditions=None, 
         if system == "npcompile":
             record[system].update(graph_structure(workload, args, compiled))
     conditions = conditions or standard_conditions("default")
-    for key in ("conditions", "load", "speedups", "intervals", "rounds"):
+    for key in ("conditions", "load", "speedups", "intervals", "rounds", "settle_calls"):
         record[key] = {}
     for condition in conditions:
         with entered(condition, default_threads or _torch_threads()):
+            if "npcompile" in functions:
+                record["settle_calls"][condition.name] = settle(functions["npcompile"], args)
             paired = paired_rounds(functions, args, timing, CLOCKS[timing.clock], bar=1 / SLOWER_THAN_NUMPY)
             record["load"][condition.name] = load_now()
         record["conditions"][condition.name] = {name: s * 1e3 for name, s in paired["seconds"].items()}

@@ -41,6 +41,7 @@ one (key ``(1, blas)`` is reached only when busy).
 import statistics
 import threading
 import time
+import weakref
 
 from . import thread_count
 
@@ -60,6 +61,13 @@ PAIRS = 3
 MARGIN = 0.97
 
 _calls = threading.local()
+#: The trials with a thread count still undecided (``in_progress``).
+_OPEN = weakref.WeakSet()
+
+
+def in_progress():
+    """Whether some graph's route trial is under way (benchmarks time steady calls after)."""
+    return bool(_OPEN)
 
 
 def trial_calls():
@@ -72,7 +80,7 @@ class RouteTrial:
     """The route of one compiled graph: verdicts per (threads, NumPy's BLAS threads), and
     the runs of the trial under way for each count still undecided."""
 
-    __slots__ = ("verdicts", "runs")
+    __slots__ = ("verdicts", "runs", "__weakref__")
 
     def __init__(self):
         self.verdicts = {}   # (threads, blas threads) -> True: serial, False: as calibrated
@@ -91,6 +99,7 @@ class RouteTrial:
         if serial is not None:
             return _run_as(call, serial, threads, current, block_threads)
         runs = self.runs.setdefault(key, [])
+        _OPEN.add(self)
         if not runs or len(runs[-1]) > RUN:
             pair, second = divmod(len(runs), 2)
             runs.append([(pair % 2 == 1) != (second == 1)])   # calibrated first, then serial first, ...
@@ -102,6 +111,8 @@ class RouteTrial:
         if len(runs) == 2 * PAIRS and len(runs[-1]) > RUN:
             self.verdicts[key] = _serial_wins(runs)
             del self.runs[key]
+            if not self.runs:
+                _OPEN.discard(self)
         return result
 
 

@@ -1,10 +1,11 @@
 """benchmarks/paired.py on synthetic timings: a fake clock that each function advances by
 the seconds a script gives it (no wall clock read, nothing timed for real)."""
 import dataclasses
+import math
 
 import pytest
 
-from benchmarks import paired
+from benchmarks import paired, suite
 
 
 @dataclasses.dataclass(frozen=True)
@@ -118,3 +119,48 @@ def test_run_workload_records_the_paired_rounds_per_condition():
         low, high = record["intervals"][condition]["npcompile"]
         assert low <= record["speedups"][condition]["npcompile"] <= high
     assert record["npcompile"]["speedup"] == record["speedups"]["default"]["npcompile"]
+
+
+class _Settling:
+    """A function whose trials decide after ``left`` calls, on a clock each call moves."""
+
+    def __init__(self, left, clock, seconds_per_call):
+        self.left, self.clock, self.step, self.calls = left, clock, seconds_per_call, 0
+
+    @property
+    def settled(self):
+        return self.left <= 0
+
+    def __call__(self):
+        self.calls += 1
+        self.left -= 1
+        self.clock.now += self.step
+
+
+class _Clock:
+    now = 0.0
+
+    def __call__(self):
+        return self.now
+
+
+def test_settle_calls_until_the_trials_decide():
+    clock = _Clock()
+    fn = _Settling(50, clock, 0.01)
+    assert suite.settle(fn, (), clock) == 50 and fn.settled
+
+
+def test_settle_lasts_the_least_time_before_reading_settled():
+    clock = _Clock()
+    fn = _Settling(0, clock, 1 / 64)          # settled from the start: still 0.2 s of calls
+    assert suite.settle(fn, (), clock) == math.ceil(suite.SETTLE_MIN_SECONDS * 64)
+    clock = _Clock()
+    plain = lambda: setattr(clock, "now", clock.now + 0.125)   # noqa: E731 - no ``settled``: NumPy, torch.compile
+    assert suite.settle(plain, (), clock) == 2
+
+
+def test_settle_gives_up_after_its_limits():
+    clock = _Clock()
+    assert suite.settle(_Settling(10 ** 6, clock, 1 / 1024), (), clock) == suite.SETTLE_MAX_CALLS
+    clock = _Clock()
+    assert suite.settle(_Settling(10 ** 6, clock, 1.0), (), clock) == suite.SETTLE_MAX_SECONDS

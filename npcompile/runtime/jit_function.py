@@ -24,7 +24,7 @@ import weakref
 import numpy
 import torch
 
-from .. import config, controls, diagnostics, native
+from .. import config, controls, diagnostics, native, route_trials
 from ..backends import resolve
 from ..dynamic import dynamic_marks
 from ..errors import BackendFailed, GraphBreak, RerunUncompiled, Unsupported
@@ -251,6 +251,12 @@ class JitFunction(Jitted):
         every = self.entries + [e for entries in self.resume_entries.values() for e in entries]
         every += [inner for e in every if isinstance(e, staging.StagedEntry) for inner in e.entries]
         return sum(1 for e in every if e.compiled is not None) + len(self._native or ())
+
+    @property
+    def settled(self):
+        """Whether no speed trial of this function and no route trial of any graph is under
+        way: its calls from now on run as decided (benchmarks time such steady calls)."""
+        return self.trials is None and not route_trials.in_progress()
 
     def __call__(self, *args, **kwargs):
         if self.fn.__code__ is not self._code:   # one identity test per call (see _code_changed)

@@ -144,6 +144,18 @@ def test_which_calls_take_a_route(monkeypatch, busy, limit, work, routed):
         torch.set_num_threads(before)
 
 
+def test_a_trial_is_in_progress_until_it_decides(monkeypatch, two_threads):
+    trial = route_trials.RouteTrial()
+    monkeypatch.setattr(host_blas, "numpy_blas_threads", lambda: 2)
+    monkeypatch.setattr(host_blas, "_measure", lambda dtype, kind, t, b: False)
+    current = torch.get_num_threads()
+    trial.run(lambda: None, 2, current)
+    assert route_trials.in_progress()
+    for _ in range(2 * route_trials.PAIRS * route_trials.RUN):
+        trial.run(lambda: None, 2, current)
+    assert trial.verdicts and not trial.runs and trial not in route_trials._OPEN
+
+
 def test_a_single_threaded_blas_takes_no_trial(monkeypatch, two_threads):
     trial, seen = run_trial(monkeypatch, 1.0, 2.0, blas=1)
     assert trial.verdicts == {} and {forced for _, forced, _ in seen} == {None}
