@@ -1672,11 +1672,9 @@ _SPECIAL_CALLS = {
     map: _call_map, filter: _call_filter, sorted: _call_sorted, super: _call_super,
     isinstance: _call_isinstance, next: _call_next, type: _call_type, issubclass: _call_issubclass,
     **{fn: _reads_frame(fn) for fn in (globals, locals, vars, dir, eval, exec)},
-    math.floor: lambda t, a, k: _scalar_conversion(math.floor, a, k),
-    math.ceil: lambda t, a, k: _scalar_conversion(math.ceil, a, k),
-    math.sqrt: lambda t, a, k: _scalar_conversion(math.sqrt, a, k),
-    math.isnan: lambda t, a, k: _scalar_conversion(math.isnan, a, k),
-    math.isfinite: lambda t, a, k: _scalar_conversion(math.isfinite, a, k),
-    operator.index: lambda t, a, k: _scalar_conversion(operator.index, a, k),
+    # each calls the object it is keyed by, not ``math.floor`` as it is at the call: a
+    # user's function that calls the real one while math.floor is monkeypatched
+    **{fn: (lambda fn: lambda t, a, k: _scalar_conversion(fn, a, k))(fn)
+       for fn in (math.floor, math.ceil, math.sqrt, math.isnan, math.isfinite, operator.index)},
     range: lambda t, a, k: loops.make_range(*a, **k),
 }
