@@ -34,7 +34,7 @@ from ..trace.frame import Frame, Resume
 from ..trace.guards import Guards
 from ..trace.interpreter import arg_count, bind_arguments, is_user_function
 from ..trace.jitted import Jitted
-from ..trace.real import RealRunner
+from ..trace.real import RealRunner, call_in_frame
 from ..trace.resident import DeviceArray
 from . import background, devices, failures, layouts, read_only, speed_trials, staging
 from .break_steps import quick_step
@@ -610,7 +610,7 @@ class JitFunction(Jitted):
                             "running that graph eagerly (op by op) instead")
             return cap.gm
 
-    def _call_at_break(self, fn, args, kwargs):
+    def _call_at_break(self, fn, args, kwargs, frame=None):
         """A call made for real at a graph break. A user function is itself compiled (as
         a frame hook would do), through one JitFunction per function shared by the whole
         family of callees, so recursion reuses compiled entries instead of tracing each
@@ -627,6 +627,8 @@ class JitFunction(Jitted):
                 compiled._callees = self._callees
                 self._callees[fn] = compiled
             return compiled(*args, **kwargs)
+        if frame is not None:   # NumPy's warnings attributed to the caller's module and line
+            return call_in_frame(frame, fn, args, kwargs)
         return fn(*args, **kwargs)
 
 

@@ -609,7 +609,7 @@ class Tracer:
         namespace = self.globals_source(frame)
         if name in frame.globals:
             return self.lift(frame.globals[name], sources.global_(name, namespace))
-        builtins_dict = _builtins_of(frame)
+        builtins_dict = namespaces.builtins_of(frame)
         if name in builtins_dict:
             where = "" if namespace is sources.GLOBALS else f" in {namespace.label}"
             self.guards.add(f"{name!r} not in {namespace.expr}", f"no global {name}{where}")
@@ -1419,16 +1419,6 @@ NOT_A_CONTROL = object()
 _CONTROL_CONSTRUCTORS = (controls.error_on_graph_break, controls.nonstrict_trace, controls.disable,
                          controls.allow_in_graph, controls.disallow_in_graph)
 
-
-def _builtins_of(frame):
-    """The builtins dict ``frame``'s LOAD_GLOBAL falls back on: its function's
-    ``__builtins__`` (CPython takes it from the globals' ``__builtins__`` when the
-    function is made), not necessarily the ``builtins`` module's."""
-    own = getattr(frame.function, "__builtins__", None)
-    if type(own) is dict:
-        return own
-    own = frame.globals.get("__builtins__", builtins)
-    return own.__dict__ if isinstance(own, types.ModuleType) else own if type(own) is dict else builtins.__dict__
 
 
 def with_shim_globals(fn):

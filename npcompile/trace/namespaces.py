@@ -9,11 +9,24 @@ tracer's names). Here they read the user's frame (a traced ``Frame`` or a real o
 ``locals()``/``vars()`` a snapshot of the frame's bound locals, cell and free variables,
 ``dir()`` their sorted names.
 """
+import builtins
 import sys
 import types
 
 from .frame import cell_full
 from .resident import DeviceArray
+
+
+def builtins_of(frame):
+    """The builtins dict ``frame``'s LOAD_GLOBAL falls back on: its function's
+    ``__builtins__`` (CPython takes it from the globals' ``__builtins__`` when the
+    function is made), not necessarily the ``builtins`` module's."""
+    own = getattr(frame.function, "__builtins__", None)
+    if type(own) is dict:
+        return own
+    own = frame.globals.get("__builtins__", builtins)
+    return own.__dict__ if isinstance(own, types.ModuleType) else own if type(own) is dict else builtins.__dict__
+
 
 _READERS = {id(fn): fn for fn in (globals, locals, vars, dir, eval, exec)}
 

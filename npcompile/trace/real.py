@@ -15,7 +15,6 @@ instruction runs inside an ``except`` clause of the handled exception, so that
 ``sys.exc_info()``, a bare ``raise`` and implicit chaining (``__context__``) see what
 they see in CPython.
 """
-import builtins
 import dis
 import types
 
@@ -124,6 +123,21 @@ def _runs_natively(fn, created):
     return code is not None and (code.co_flags & _LAZY_CODE or id(fn) in created)
 
 
+def _run_there(fn, *args, **kwargs):
+    return fn(*args, **kwargs)
+
+
+def call_in_frame(frame, fn, args, kwargs):
+    """``fn(*args, **kwargs)`` from a Python frame that stands for ``frame``'s line: its
+    globals (module name), file name and line number. A warning NumPy emits there (a
+    ufunc's RuntimeWarning is attributed to the innermost Python frame) is then matched
+    against the warnings filters (``filterwarnings('error', module=...)``, a line number)
+    and registries as CPython running ``frame`` would, not as npcompile.trace.real's."""
+    code = _run_there.__code__.replace(co_filename=frame.code.co_filename, co_name=frame.code.co_name,
+                                       co_firstlineno=max((frame.lineno or 1) - 1, 0))
+    return types.FunctionType(code, frame.globals)(fn, *args, **kwargs)
+
+
 def _while_handling(exc, handler, *args):
     """Run ``handler(*args)`` with ``exc`` as the exception being handled. Raising it to
     enter the except clause touches its traceback and context: both are put back."""
@@ -160,9 +174,10 @@ class RealRunner:
     def load_global(self, frame, name):
         if name in frame.globals:
             return frame.globals[name]
-        if not hasattr(builtins, name):   # raised outside an except clause: no stray __context__
+        own = namespaces.builtins_of(frame)   # the function's own builtins dict, as CPython reads it
+        if name not in own:   # raised outside an except clause: no stray __context__
             raise NameError(f"name '{name}' is not defined")
-        return getattr(builtins, name)
+        return own[name]
 
     def store_global(self, frame, name, value):
         frame.globals[name] = value
@@ -199,7 +214,7 @@ class RealRunner:
         return format(value if convert is None else convert(value), spec)
 
     def apply(self, op, *operands):
-        return op(*operands)
+        return call_in_frame(self.frames[-1], op, operands, {})
 
     def mutate(self, container, method, args):
         return getattr(container, method)(*args)
@@ -209,7 +224,7 @@ class RealRunner:
             return namespaces.call_for_real(self, fn, args, kwargs)
         if _runs_natively(fn, self.created_functions):
             return fn(*args, **kwargs)
-        return self.call_user_function(fn, args, kwargs)
+        return self.call_user_function(fn, args, kwargs, self.frames[-1])
 
     call_now = call
 

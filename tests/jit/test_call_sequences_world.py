@@ -151,6 +151,18 @@ def logs(a):
     return np.log(a) + 1
 
 
+def divides_under_module_filter(a, b):
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", category=RuntimeWarning, module=__name__)
+        return a / b
+
+
+def logs_under_module_filter(a):
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", category=RuntimeWarning, module=__name__)
+        return np.log(a)
+
+
 def divides_under_filter(a, b, action):
     with warnings.catch_warnings():
         warnings.simplefilter(action, RuntimeWarning)
@@ -173,8 +185,23 @@ sys.modules[SETTINGS_NAME] = SETTINGS
 HELPERS = _module(HELPERS_NAME, HELPERS_SOURCE)
 TARGETS = _module(TARGETS_NAME, TARGETS_SOURCE)
 OWN_BUILTINS = dict(builtins.__dict__)   # a function's own builtins dict (exec with one, as sandboxes do)
-OWN = _module("seq_world_own_builtins", "def builtins_of_arrays(a):\n    return abs(a) * len(a) + max(1, 2)\n",
-              own_builtins=OWN_BUILTINS)
+OWN_SOURCE = '''
+import npcompile
+
+
+def builtins_of_arrays(a):
+    return abs(a) * len(a) + max(1, 2)
+
+
+@npcompile.disable(recursive=False)
+def runs_for_real(a):
+    return abs(a) + len(a)
+
+
+def calls_a_frame_run_for_real(a):
+    return runs_for_real(a) * 2
+'''
+OWN = _module("seq_world_own_builtins", OWN_SOURCE, own_builtins=OWN_BUILTINS)
 
 # ---- the world --------------------------------------------------------------------------------
 SHADOWS = {
@@ -343,6 +370,7 @@ TARGET_ARGS = {   # name: (arguments, world)
     "builtin_range": (st.tuples(small), worlds(shadow=(["targets"], ("range",)))),
     "builtins_of_a_helper": (st.tuples(small), worlds(shadow=(["targets", "helpers"], ("abs", "len")))),
     "own:builtins_of_arrays": (st.tuples(small), worlds(shadow=(["own"], ("abs", "len", "max")))),
+    "own:calls_a_frame_run_for_real": (st.tuples(small), worlds(shadow=(["own"], ("abs", "len")))),
     "reads_global": (st.tuples(small), worlds("K")),
     "reads_globals_dict": (st.tuples(small), worlds("K")),
     "reads_own_module": (st.tuples(small), worlds("K")),
@@ -362,6 +390,8 @@ TARGET_ARGS = {   # name: (arguments, world)
     "divides": (st.tuples(signed, signed), worlds("filter", "fp")),
     "logs": (st.tuples(signed), worlds("filter", "fp")),
     "divides_under_filter": (st.tuples(signed, signed, filter_actions), worlds("filter", "fp")),
+    "divides_under_module_filter": (st.tuples(signed, signed), worlds("filter", "fp")),
+    "logs_under_module_filter": (st.tuples(signed), worlds("filter", "fp")),
 }
 
 
@@ -390,3 +420,23 @@ def test_imported_math_floor_monkeypatched_to_a_function_calling_the_real_one():
     a = Arr(np.zeros(1), "C")
     run_sequence(TARGETS.imports_math, [((a, 2.5), {"math_floor": patched_floor}), ((a, 2.5), {}),
                                         ((a, -0.5), {"math_floor": patched_floor})])
+
+
+@pytest.mark.parametrize("name, args", [("divides_under_module_filter", (Arr(np.ones(1), "C"), Arr(np.zeros(1), "C"))),
+                                        ("logs_under_module_filter", (Arr(np.zeros(1), "C"),))])
+def test_error_filter_for_the_functions_module_set_inside_it(name, args):
+    """Found by hypothesis: ``filterwarnings('error', category=RuntimeWarning,
+    module=__name__)`` inside the function, then ``a / 0``: NumPy raises RuntimeWarning.
+    The filter breaks the graph and the division runs for real at the break, where
+    NumPy's warning was attributed to npcompile.trace.real's frame (npcompile.runtime.
+    jit_function's for ``np.log``), which the filter does not match: jit returned inf."""
+    run_sequence(getattr(TARGETS, name), [(args, {}), (args, {"filter": "error_module"}), (args, {})])
+
+
+def test_own_builtins_of_a_frame_run_for_real():
+    """Found by hypothesis: a ``disable(recursive=False)`` function whose module has its
+    own builtins dict runs its frame for real (trace/real.py), whose LOAD_GLOBAL fell
+    back on the builtins module: ``abs`` was the real one, not the dict's."""
+    a = Arr(-np.arange(3.0), "C")
+    run_sequence(OWN.calls_a_frame_run_for_real, [((a,), {"shadow": {("own", "abs"): 0}}), ((a,), {}),
+                                                  ((a,), {"shadow": {("own", "len"): 1}})])
