@@ -20,7 +20,7 @@ import warnings
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import npcompile
@@ -410,6 +410,19 @@ def test_world_call_sequence_matches_numpy(name, data):
     calls = data.draw(st.lists(st.tuples(st.sampled_from(pool), world_states), min_size=1, max_size=5),
                       label="calls")
     run_sequence(target(name), calls)
+
+
+@pytest.mark.inductor
+@pytest.mark.parametrize("name", ["builtins_of_arrays", "getattr_instance", "imports_settings",
+                                  "divides_under_module_filter"])
+@settings(max_examples=3)
+@given(data=st.data())
+def test_inductor_world_call_sequence_matches_numpy(name, data):
+    """A few sequences under Inductor (about a second an example once it is warm)."""
+    arguments, world_states = TARGET_ARGS[name]
+    args = data.draw(arguments, label="arguments")
+    calls = data.draw(st.lists(st.tuples(st.just(args), world_states), min_size=2, max_size=3), label="calls")
+    run_sequence(target(name), calls, backend="inductor")
 
 
 # ---- regressions: sequences hypothesis found ---------------------------------------------------
