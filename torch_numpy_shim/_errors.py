@@ -16,6 +16,12 @@ UFuncInputCastingError = numpy._core._exceptions._UFuncInputCastingError
 UFuncOutputCastingError = numpy._core._exceptions._UFuncOutputCastingError
 
 
+class AxisOverflowError(AxisError, OverflowError):
+    """An axis beyond a C int. NumPy fails converting it before any range check, with
+    OverflowError (its Python functions, and anywhere beyond a C long) or ValueError (its
+    C converters: "integer won't fit into a C int"); this is both, and an AxisError."""
+
+
 class UnsupportedError(NotImplementedError):
     """The shim cannot reproduce NumPy faithfully here (a dtype, feature or argument);
     run the call in real NumPy instead."""

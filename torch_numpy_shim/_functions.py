@@ -24,7 +24,16 @@ from ._coerce import asarray, cast_tensor, check_python_int_fits, make_scalar, t
 from ._dtypes import F64
 from ._errors import UnsupportedError
 from ._ndarray import ndarray
-from ._normalize import NO_VALUE, ArrayLike, OutArray, finish, normalize_axis, normalize_axis_tuple, normalizer
+from ._normalize import (
+    NO_VALUE,
+    ArrayLike,
+    OutArray,
+    finish,
+    normalize_axis,
+    normalize_axis_tuple,
+    normalizer,
+    refuse_bool_axis,
+)
 from ._statistics import _image_as, _int_image
 from ._ufunc_kernels import complex_from_parts, subtract
 from ._ufuncs import _broadcast_shape
@@ -205,18 +214,23 @@ def gradient(f, *varargs, axis=None, edge_order=1):
     t = f._t
     if f.dtype.kind in "iu":
         t = _int_image(t).to(torch.float64) if f.dtype.name != "uint64" else t.to(torch.float64)
-    elif f.dtype.kind == "b":
+    elif f.dtype.kind == "b" and axes:   # NumPy checks the first axis's length before subtracting
+        _gradient_length(f.shape[axes[0]], edge_order)
         raise TypeError("numpy boolean subtract, the `-` operator, is not supported, use the "
                         "bitwise_xor, the `^` operator, or the logical_xor function instead.")
     outputs = [_gradient_axis(t, ax, dx, edge_order) for ax, dx in zip(axes, spacings)]
     return outputs[0] if len(axes) == 1 else tuple(outputs)
 
 
-def _gradient_axis(t, axis, dx, edge_order):
-    length = t.shape[axis]
+def _gradient_length(length, edge_order):
     if length < edge_order + 1:
         raise ValueError("Shape of array too small to calculate a numerical gradient, at least "
                          "(edge_order + 1) elements are required.")
+
+
+def _gradient_axis(t, axis, dx, edge_order):
+    length = t.shape[axis]
+    _gradient_length(length, edge_order)
     out_dt = _dt(t)
 
     def part(start, stop=None):
@@ -610,9 +624,11 @@ def polyint(p, m=1, k=None):
 def trapezoid(y, x=None, dx=1.0, axis=-1):
     y = asarray(y)
     nd = y.ndim
+    operator.index(axis)   # NumPy indexes a list of slices with it: TypeError for None, 1.0, (0,)
     if nd == 0:
         raise IndexError("too many indices for array: array is 0-dimensional, but 1 were indexed")
     axis_n = normalize_axis(axis, nd)
+    refuse_bool_axis(axis)   # NumPy's add.reduce gets it
     if x is None:
         d = dx._t if isinstance(dx, ndarray) else dx
     else:

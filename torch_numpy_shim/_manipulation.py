@@ -17,7 +17,17 @@ from ._detours import movable, orderable, restored
 from ._errors import AxisError, UnsupportedError
 from ._graph_warnings import warn_complex_to_real
 from ._ndarray import ndarray
-from ._normalize import ArrayLike, AxisLike, OutArray, normalize_axis, normalize_axis_tuple, normalizer, write_out
+from ._normalize import (
+    ArrayLike,
+    AxisLike,
+    OutArray,
+    _axis,
+    c_int_axis,
+    normalize_axis,
+    normalize_axis_tuple,
+    normalizer,
+    write_out,
+)
 from ._numpy_version import NUMPY_2_5
 
 __all__ = [
@@ -184,8 +194,8 @@ def _axes_or_error(axes, ndim, name):
             axes = list(axes)
     try:
         found = normalize_axis_tuple(axes, ndim, allow_duplicate=True)
-    except AxisError as exc:
-        raise AxisError(f"{name}: {exc}") from None
+    except AxisError as exc:   # the class kept: an AxisOverflowError stays one
+        raise type(exc)(f"{name}: {exc}") from None
     if len(set(found)) != len(found):
         raise ValueError(f"repeated axis in `{name}` argument")
     return found
@@ -205,8 +215,9 @@ def moveaxis(a: ArrayLike, source, destination):
 
 @normalizer
 def swapaxes(a: ArrayLike, axis1, axis2):
-    axis1 = _axes_or_error(axis1, a.ndim, "axis1")[0]
-    axis2 = _axes_or_error(axis2, a.ndim, "axis2")[0]
+    # one C int each (a bool too), never a sequence
+    axis1 = _axes_or_error(operator.index(axis1), a.ndim, "axis1")[0]
+    axis2 = _axes_or_error(operator.index(axis2), a.ndim, "axis2")[0]
     return a._view(a._t.transpose(axis1, axis2))
 
 
@@ -247,8 +258,8 @@ def squeeze(a: ArrayLike, axis: AxisLike = None):
 
 
 @normalizer
-def expand_dims(a: ArrayLike, axis: AxisLike):
-    axes = (axis,) if not isinstance(axis, tuple) else axis
+def expand_dims(a: ArrayLike, axis):
+    axes = tuple(axis) if type(axis) in (tuple, list) else (axis,)   # no other iterable, as NumPy
     out_ndim = len(axes) + a.ndim
     axes = normalize_axis_tuple(axes, out_ndim)
     dims = iter(a.shape)
@@ -369,6 +380,7 @@ def concatenate(arrays, /, axis=0, out: OutArray = None, *, dtype=None, casting=
     if axis is None:
         arrays = [ravel(a) for a in arrays]
         axis = 0
+    axis = c_int_axis(axis)   # NumPy converts the axis before it looks at the arrays
     if arrays[0].ndim == 0:
         raise ValueError("zero-dimensional arrays cannot be concatenated")
     ndim = arrays[0].ndim
@@ -632,6 +644,8 @@ def roll(a: ArrayLike, shift, axis=None):
     if axis is None:
         return reshape(roll(ravel(a), shift, 0), a.shape)
     axes = list(normalize_axis_tuple(axis, a.ndim, allow_duplicate=True))
+    if a.ndim == 0:   # only () or [] get here; NumPy's loop over no axes fails unpacking
+        raise ValueError("not enough values to unpack (expected 2, got 0)")
     shifts = [operator.index(s) for s in (shift if isinstance(shift, (tuple, list)) else (shift,))]
     if len(shifts) != len(axes) and 1 not in (len(shifts), len(axes)):
         raise ValueError("shape mismatch: objects cannot be broadcast to a single shape.  Mismatch "
@@ -1109,7 +1123,8 @@ def size(a, axis=None):
     arr = _coerce.asarray(a)
     if axis is None:
         return arr.size
-    if isinstance(axis, (tuple, list)):
+    axis = _axis(axis)   # NumPy's normalize_axis_tuple: any iterable of axes ('' is none)
+    if isinstance(axis, tuple):
         result = 1
         for ax in normalize_axis_tuple(axis, arr.ndim):
             result *= arr.shape[ax]

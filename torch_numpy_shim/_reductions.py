@@ -22,6 +22,7 @@ multiplications (0 * inf is NaN); where it can, NumPy's own loop answers (see
 """
 import builtins
 import math
+import operator
 
 import numpy
 import torch
@@ -39,10 +40,13 @@ from ._normalize import (
     AxisLike,
     DTypeLike,
     OutArray,
+    _is_ravel_axis,
+    counted_axes,
     holds_arrays,
     normalize_axis,
     normalize_axis_tuple,
     normalizer,
+    ufunc_axis,
     where_mask,
 )
 from ._product_order import NARROW, accumulation_order_matters, numpy_answer, product_order_matters
@@ -110,15 +114,18 @@ def _add_or_subtract(op, dt, x, y):
 def _ufunc_axes(a, axis):
     """Axes as NumPy's ufunc reductions read them: a 0-D array also accepts the int
     axis 0 or -1 (and reduces nothing); tuples are checked strictly."""
-    if a.ndim == 0 and not isinstance(axis, tuple) and axis in (0, -1):
+    if a.ndim == 0 and axis is not None and not isinstance(axis, (tuple, list)) and operator.index(axis) in (0, -1):
         return ()
     return normalize_axis_tuple(axis, a.ndim)
 
 
 def _statistic_axes(a, axis, mask):
-    """mean/var/std count items from the shape, so their axes are strict; with a
-    ``where=`` array NumPy counts with a sum instead and the ufunc rules apply."""
-    return normalize_axis_tuple(axis, a.ndim) if mask is None else _ufunc_axes(a, axis)
+    """mean/var/std count items from the shape, so their axes are strict (range checked
+    before the sum refuses a bool); with a ``where=`` array NumPy counts with a sum
+    instead and the ufunc rules apply."""
+    if mask is not None:
+        return _ufunc_axes(a, ufunc_axis(axis))
+    return counted_axes(axis, a.ndim)
 
 
 def _single_axis(a, axis):
@@ -914,7 +921,9 @@ def _nan_mask(t):
 def _nan_arg_extreme(a, axis, out, keepdims, largest):
     """NumPy's nanargmax: NaNs become -inf (nanargmin: +inf); a slice of only NaNs is a
     ValueError, which needs the values (a data-dependent check by nature)."""
-    if _is_inexact(a.dtype) and a.size:
+    if not _is_inexact(a.dtype):   # NumPy's argmax, whose axis INT_MIN means None
+        return _arg_extreme(a, None if _is_ravel_axis(axis) else axis, out, keepdims, largest)
+    if a.size:
         all_nan = torch.all(*_over(_nan_mask(a._t), _ufunc_axes(a, axis)))
         raise_if(all_nan, ValueError("All-NaN slice encountered"))
     filled = _nan_replaced(a, -math.inf if largest else math.inf)
@@ -1022,6 +1031,7 @@ def _cumulative(x, axis, dtype, out, include_initial, product):
                              "is required.")
         axis = 0
     if isinstance(axis, tuple):
+        normalize_axis_tuple(axis, builtins.max(x.ndim, 1))   # accumulate checks the range first
         if len(axis) != 1:
             raise ValueError("accumulate does not allow multiple axes")
         if include_initial:  # NumPy indexes a list with the tuple there
@@ -1089,6 +1099,7 @@ def nanmean(a: ArrayLike, axis: AxisLike = None, dtype: DTypeLike = None, out: O
     float16), divided by the count of non-NaNs (0/0 = NaN for all-NaN slices)."""
     if not _is_inexact(a.dtype):
         return mean(a, axis, dtype, out, keepdims, where=where)
+    axis = ufunc_axis(axis)   # a sum's axis, as mean's is for integer data
     _check_inexact(dtype, out)
     axes = _ufunc_axes(a, axis)
     keepdims = _keepdims(keepdims)
@@ -1140,7 +1151,7 @@ def _nan_var_or_std(a, axis, dtype, out, ddof, keepdims, where, mean_, correctio
         function = std if root else var
         return function(a, axis, dtype, out, ddof, keepdims, where=where, mean=mean_,
                         correction=correction)
-    result = _nan_variance(a, axis, dtype, out, ddof, keepdims, where, mean_, correction)
+    result = _nan_variance(a, ufunc_axis(axis), dtype, out, ddof, keepdims, where, mean_, correction)
     return _deliver_variance(result, out, root)
 
 

@@ -5,14 +5,16 @@ is NumPy's: -0.0 == 0.0, NaN != NaN, except that ``unique(equal_nan=True)`` merg
 (for complex, every value holding a NaN). Where NumPy's order is unspecified
 (``unique_values``, ``unique(sorted=False)``) the result is sorted.
 """
+import operator
+
 import torch
 from numpy.lib._arraysetops_impl import UniqueAllResult, UniqueCountsResult, UniqueInverseResult
 
 from . import _promotion
 from ._coerce import asarray, cast_tensor
-from ._errors import UnsupportedError
+from ._errors import AxisError, AxisOverflowError, UnsupportedError
 from ._ndarray import ndarray
-from ._normalize import ArrayLike, normalize_axis, normalizer
+from ._normalize import ArrayLike, normalize_axis, normalize_axis_tuple, normalizer
 from ._sorting import insertion_points, lex_argsort, order_keys, select, stable_argsort, take_along
 
 __all__ = ["unique", "unique_values", "unique_counts", "unique_inverse", "unique_all",
@@ -90,6 +92,22 @@ def _unique_along_axis(a, axis, return_index, return_inverse, return_counts):
     return [_wrap(torch.movedim(sorted_moved[starts], 0, axis))] + extras
 
 
+def _unique_axis(axis, ndim):
+    """The axis (of an array not 1-D) as NumPy's unique checks it: ``moveaxis(ar, axis,
+    0)`` first (its AxisError re-raised naming the whole axis, ValueError for several
+    axes), then a list indexed with it (TypeError for a tuple)."""
+    try:
+        axes = normalize_axis_tuple(axis, ndim)
+        normalize_axis(0, ndim)   # moveaxis's destination
+    except AxisOverflowError:
+        raise
+    except AxisError:
+        raise AxisError(axis, ndim) from None
+    if len(axes) != 1:
+        raise ValueError("`source` and `destination` arguments must have the same number of elements")
+    return normalize_axis(operator.index(axis), ndim)
+
+
 @normalizer
 def unique(ar: ArrayLike, return_index=False, return_inverse=False, return_counts=False,
            axis=None, *, equal_nan=True, sorted=True):
@@ -98,7 +116,7 @@ def unique(ar: ArrayLike, return_index=False, return_inverse=False, return_count
             normalize_axis(axis, ar.ndim)
         results = _unique_flat(ar, return_index, return_inverse, return_counts, equal_nan)
     else:
-        results = _unique_along_axis(ar, normalize_axis(axis, ar.ndim), return_index,
+        results = _unique_along_axis(ar, _unique_axis(axis, ar.ndim), return_index,
                                      return_inverse, return_counts)
     return results[0] if len(results) == 1 else tuple(results)
 

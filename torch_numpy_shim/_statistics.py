@@ -29,9 +29,13 @@ from ._normalize import (
     DTypeLike,
     OptionalArrayLike,
     OutArray,
+    _axis,
+    _axis_keeping_bools,
+    counted_axes,
     finish,
     normalize_axis_tuple,
     normalizer,
+    ufunc_axis,
 )
 from ._numpy_version import NUMPY_2_5
 from ._sorting import insertion_points
@@ -145,11 +149,12 @@ def median(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, overwrite_
 
 
 @normalizer
-def nanmedian(a: ArrayLike, axis: AxisLike = None, out: OutArray = None, overwrite_input=False,
+def nanmedian(a: ArrayLike, axis=None, out: OutArray = None, overwrite_input=False,
               keepdims=False):
-    if a.size == 0:
+    if a.size == 0:   # NumPy answers with nanmean: a sum's axis rules, mean's for other data
+        axis = ufunc_axis(axis) if a.dtype.kind in "fc" else counted_axes(_axis_keeping_bools(axis), a.ndim)
         return _nan_of_empty(a, axis, out, keepdims)
-    return _median(a, axis, out, keepdims, ignore_nan=a.dtype.kind in "fc")
+    return _median(a, _axis(axis), out, keepdims, ignore_nan=a.dtype.kind in "fc")
 
 
 def _nan_full(shape, dtype, device, imag=math.nan):
@@ -286,7 +291,8 @@ def _gather_slices(data, index, last):
     lead + kept; -1 means ``last`` (the slice's last usable position)."""
     kept = tuple(data.shape[1:])
     lead = tuple(index.shape[:index.ndim - len(kept)])
-    index = torch.where(index < 0, last, index).expand(lead + kept).reshape((-1,) + kept)
+    # the lead size spelled out: -1 is ambiguous when a kept dimension is 0
+    index = torch.where(index < 0, last, index).expand(lead + kept).reshape((math.prod(lead),) + kept)
     return torch.gather(data, 0, index).reshape(lead + kept)
 
 

@@ -23,7 +23,7 @@ from . import _ufunc_kernels as K
 from ._coerce import asarray, cast_tensor, numpy_target, writes_numpy
 from ._errors import ComplexWarning, UFuncInputCastingError, UFuncOutputCastingError, UnsupportedError
 from ._ndarray import ndarray
-from ._normalize import NO_VALUE, normalize_axis, normalize_axis_tuple, where_mask
+from ._normalize import NO_VALUE, normalize_axis, normalize_axis_tuple, ufunc_axis, where_mask
 from ._numpy_version import NO_IMAGINARY_PART, NUMPY_2_5
 from ._promotion import PY_SCALARS
 
@@ -449,6 +449,7 @@ class ufunc:
         self._require_binary("reduce")
         arr = asarray(array)
         keep_array, out = out is Ellipsis, None if out is Ellipsis else _single_out(out)
+        axis = ufunc_axis(axis)
         axes = () if arr.ndim == 0 and axis in (0, -1) else normalize_axis_tuple(axis, arr.ndim)
         loop_dt = self._reduction_loop(arr, dtype, out)
         if len(axes) > 1 and not self._reorderable:
@@ -580,9 +581,13 @@ class ufunc:
         self._require_binary("accumulate")
         arr = asarray(array)
         out = _single_out(out)
-        if arr.ndim == 0:
+        axis = ufunc_axis(axis)
+        if arr.ndim == 0 and (axis is None or axis in (0, -1, ())):   # a tuple's axes are checked
             raise TypeError("cannot accumulate on a scalar")
-        ax = normalize_axis(axis, arr.ndim)
+        axes = normalize_axis_tuple(axis, arr.ndim)
+        if len(axes) != 1:   # None: all axes
+            raise ValueError("accumulate does not allow multiple axes")
+        ax = axes[0]
         loop_dt = self._reduction_loop(arr, dtype, out)
         numpy_order = self._in_numpy_order(loop_dt)
         if numpy_order and arr._t.shape[ax]:   # the input uncast: the scan casts as NumPy does

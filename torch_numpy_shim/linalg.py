@@ -20,7 +20,7 @@ from . import _dtypes, _fp_errors, _normalize, _products, _promotion
 from ._coerce import asarray, cast_tensor
 from ._errors import LinAlgError, UnsupportedError
 from ._ndarray import ndarray
-from ._normalize import ArrayLike, normalize_axis, normalize_axis_tuple, normalizer
+from ._normalize import ArrayLike, normalize_axis, normalize_axis_tuple, normalizer, refuse_bool_axis, ufunc_axis
 from ._numpy_version import NUMPY_2_5
 
 __all__ = ["LinAlgError", "norm", "vector_norm", "matrix_norm", "solve", "inv", "pinv", "det",
@@ -702,12 +702,16 @@ def _norm(x, ord=None, axis=None, keepdims=False):
         except Exception as e:
             raise TypeError("'axis' must be None, an integer or a tuple of integers") from e
     if len(axis) == 1:
+        if not isinstance(ord, str):   # each vector norm is a ufunc reduction over ``axis``
+            axis = ufunc_axis(axis)
         t = _vector_norm(x, ord, normalize_axis(axis[0], nd), keepdims)
         return ndarray._wrap(t, t.ndim == 0)
     if len(axis) == 2:
         row, col = normalize_axis(axis[0], nd), normalize_axis(axis[1], nd)
         if row == col:
             raise ValueError("Duplicate axes given.")
+        if ord in (None, "fro", "f"):   # NumPy sums over ``axis`` as given: no bool there
+            refuse_bool_axis(axis)
         t = _matrix_norm(x, ord, row, col)
         if keepdims:
             shape = list(x.shape)
