@@ -247,7 +247,11 @@ def squeeze(a: ArrayLike, axis: AxisLike = None):
     if axis is None:
         dims = tuple(d for d in shape if d != 1)
     else:
-        axes = normalize_axis_tuple(axis, a.ndim)
+        axes = []   # NumPy's converter: each item in turn, a repeat refused when reached
+        for item in axis if isinstance(axis, tuple) else (axis,):
+            axes.append(normalize_axis(item, a.ndim))
+            if axes[-1] in axes[:-1]:
+                raise ValueError("duplicate value in 'axis'")
         if builtins.any(shape[ax] != 1 for ax in axes):
             raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
         dims = tuple(d for i, d in enumerate(shape) if i not in axes)

@@ -5,12 +5,13 @@ normalization must refuse what NumPy refuses, not quietly compute."""
 import warnings
 
 import numpy
+import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
 import torch_numpy_shim as shim
-from tests.oracle import check, finite_arrays, shapes
+from tests.oracle import assert_same, check, finite_arrays, shapes
 
 
 class Index:
@@ -199,6 +200,8 @@ REGRESSIONS = [
     ("gradient", numpy.zeros(0, bool), None), ("gradient", numpy.array(False), None),
     # repeated axes with a later bool: mean's count takes repeats, its sum refuses the bool
     ("mean", _X, (0, 0, True)),
+    # squeeze's converter refuses a repeat when it reaches it, before a later non-integer
+    ("squeeze", _E, (0, 0, False)), ("ndarray.squeeze", _E, (0, 0, 1.5)),
 ]
 
 
@@ -215,3 +218,42 @@ def test_axis_regressions(name, a, axis):
                                          ("median", numpy.zeros((0, 0)), ())])
 def test_no_axes_of_an_empty_array(name, a, axis):
     _check_quietly(FUNCTIONS[name], a, axis)
+
+
+# Through the JIT (np.* mapped onto the shim): the bad axes give NumPy's exception class,
+# the odd good ones NumPy's answer.
+JIT_CASES = {
+    "sum_list": lambda x: np.sum(x, axis=[0, 1]),
+    "max_list": lambda x: np.max(x, axis=[0]),
+    "norm_bool_in_tuple": lambda x: np.linalg.norm(x, axis=(False, 1)),
+    "reduce_bool": lambda x: np.add.reduce(x, axis=True),
+    "mean_repeated": lambda x: np.mean(x * 2, axis=(0, 0)),
+    "swapaxes_list": lambda x: np.swapaxes(x, [0], 1),
+    "cumsum_float": lambda x: np.cumsum(x, axis=1.5),
+    "sum_out_of_range": lambda x: np.sum(x + 1, axis=5),
+    "argmax_beyond_c_long": lambda x: np.argmax(x, axis=2 ** 63),
+    "squeeze_string": lambda x: np.squeeze(x, axis="0"),
+    "argsort_int_min": lambda x: np.argsort(x, axis=-2 ** 31),
+    "flip_range": lambda x: np.flip(x, axis=range(2)),
+    "mean_index": lambda x: np.mean(x, axis=Index(-1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(JIT_CASES))
+def test_axis_through_the_jit(name):
+    """``npcompile.jit(fn, backend="eager")`` answers as NumPy does."""
+    import npcompile
+
+    fn = JIT_CASES[name]
+    x = numpy.arange(6.0).reshape(2, 3)
+    try:
+        expected, np_exc = fn(x.copy()), None
+    except Exception as exc:  # noqa: BLE001 - the class is compared
+        expected, np_exc = None, exc
+    jitted = npcompile.jit(fn, backend="eager")
+    if np_exc is None:
+        assert_same(expected, jitted(x.copy()))
+        return
+    with pytest.raises(Exception) as caught:  # noqa: PT011 - NumPy's class checked below
+        jitted(x.copy())
+    assert isinstance(caught.value, type(np_exc)), f"NumPy raised {np_exc!r}, the jit raised {caught.value!r}"
