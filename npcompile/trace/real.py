@@ -133,9 +133,20 @@ def call_in_frame(frame, fn, args, kwargs):
     ufunc's RuntimeWarning is attributed to the innermost Python frame) is then matched
     against the warnings filters (``filterwarnings('error', module=...)``, a line number)
     and registries as CPython running ``frame`` would, not as npcompile.trace.real's."""
-    code = _run_there.__code__.replace(co_filename=frame.code.co_filename, co_name=frame.code.co_name,
-                                       co_firstlineno=max((frame.lineno or 1) - 1, 0))
+    key = (frame.code, frame.lineno)
+    code = _CODES.get(key)
+    if code is None:   # made once per line: a loop driven at its break runs the same lines again
+        if len(_CODES) > _MAX_CODES:
+            _CODES.clear()
+        code = _CODES[key] = _run_there.__code__.replace(
+            co_filename=frame.code.co_filename, co_name=frame.code.co_name,
+            co_firstlineno=max((frame.lineno or 1) - 1, 0))
     return types.FunctionType(code, frame.globals)(fn, *args, **kwargs)
+
+
+#: (user code, line) -> the code ``call_in_frame`` runs there; at most ``_MAX_CODES`` kept.
+_CODES = {}
+_MAX_CODES = 4096
 
 
 def _while_handling(exc, handler, *args):
