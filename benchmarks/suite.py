@@ -66,12 +66,16 @@ SLOWER_THAN_NUMPY = 1.10
 CLOCKS = {"wall": time.perf_counter, "cpu": time.process_time}
 
 
+#: Many rounds: beside busy processes NumPy's own products switch between a fast and a
+#: slow regime (a descheduled BLAS thread held at a barrier) for stretches of rounds, and
+#: NumPy timed against itself over 5-15 rounds measured 0.19x-3.36x; over 9-45 rounds of
+#: 50 ms, 0.98-1.08x (10 ms rounds spread more: 0.41-1.18x; ``benchmarks/identical_code.py``).
 @dataclasses.dataclass(frozen=True)
 class Timing:
-    repeats: int = 5            # rounds (best of, or paired rounds before any extension)
+    repeats: int = 9            # rounds (best of, or paired rounds before any extension)
     min_seconds: float = 0.05   # each measurement loops calls for at least this long
     clock: str = "wall"         # a key of CLOCKS
-    max_rounds: int = 15        # paired rounds: at most this many while a verdict is open
+    max_rounds: int = 45        # paired rounds: at most this many while a verdict is open
     confidence: float = 0.95    # paired rounds: of the median ratio's interval
 
 
