@@ -241,10 +241,11 @@ def _arrays_in(value):
     return []
 
 
-def same_call(fn, jitted, args, state):
-    """One call of ``fn`` and of ``jitted`` under ``state``: same result, exception
-    class, aliasing of the result with the inputs, and inputs afterwards."""
-    with world(state):
+def same_call(fn, jitted, args, state, enter=None):
+    """One call of ``fn`` and of ``jitted`` under ``state`` (applied by ``enter``, this
+    module's ``world`` by default): same result, exception class, aliasing of the result
+    with the inputs, and inputs afterwards."""
+    with (enter or world)(state):
         np_args, jit_args = materialize(args), materialize(args)
         expected, np_exc = _outcome(fn, np_args)
         actual, jit_exc = _outcome(jitted, jit_args)

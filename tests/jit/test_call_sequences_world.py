@@ -24,8 +24,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import npcompile
-from tests.jit.test_call_sequences import Arr, arrays, fake_sum, materialize
-from tests.oracle import assert_same
+from tests.jit.test_call_sequences import Arr, arrays, fake_sum, same_call
 
 # ---- the modules the targets live in ------------------------------------------------------
 TARGETS_NAME, HELPERS_NAME, SETTINGS_NAME = "seq_world_targets", "seq_world_helpers", "seq_world_settings"
@@ -316,37 +315,12 @@ _NP_SUM = np.sum
 
 
 # ---- targets and their arguments -----------------------------------------------------------
-def _outcome(fn, args):
-    try:
-        return fn(*args), None
-    except Exception as exc:  # noqa: BLE001 - compared by class with NumPy's
-        return None, exc
-
-
-def same_call(fn, jitted, args, state):
-    """One call of ``fn`` and of ``jitted`` under ``state``: the same result or exception
-    class, and the same inputs afterwards."""
-    with world(state):
-        np_args, jit_args = materialize(args), materialize(args)
-        expected, np_exc = _outcome(fn, np_args)
-        actual, jit_exc = _outcome(jitted, jit_args)
-    context = f"call {fn.__name__}{tuple(args)!r} in state {state!r}"
-    if np_exc is not None:
-        assert jit_exc is not None, f"{context}: NumPy raised {np_exc!r}; jit returned {actual!r}"
-        assert type(jit_exc) is type(np_exc), f"{context}: NumPy raised {np_exc!r}; jit raised {jit_exc!r}"
-    elif jit_exc is not None:
-        raise AssertionError(f"{context}: jit raised {jit_exc!r}; NumPy returned {expected!r}") from jit_exc
-    else:
-        assert_same(expected, actual, path=f"{context}: result")
-    assert_same(np_args, jit_args, path=f"{context}: inputs after the call")
-
-
 def run_sequence(fn, calls, backend="eager"):
     jitted = npcompile.jit(fn, backend=backend)
     with warnings.catch_warnings(record=True):   # cache_size_limit warnings, and a target's 'always'
         warnings.simplefilter("ignore")
         for args, state in calls:
-            same_call(fn, jitted, args, state)
+            same_call(fn, jitted, args, state, world)
     return jitted
 
 
