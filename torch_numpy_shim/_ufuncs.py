@@ -25,6 +25,7 @@ from ._errors import ComplexWarning, UFuncInputCastingError, UFuncOutputCastingE
 from ._ndarray import ndarray
 from ._normalize import NO_VALUE, normalize_axis, normalize_axis_tuple, ufunc_axis, where_mask
 from ._numpy_version import NO_IMAGINARY_PART, NUMPY_2_5
+from ._product_order import numpy_answer
 from ._promotion import PY_SCALARS
 
 __all__ = ["ufunc"]
@@ -144,6 +145,10 @@ def _resolve(np_ufunc, in_keys, nout, signature, casting):
 # under 'equiv' a Python scalar is its default dtype only (a float is float64, never
 # float32), except that comparisons take a Python int against any integer dtype
 _EXTREMES = {"maximum", "minimum", "fmax", "fmin"}
+# reorderable ufuncs whose float16 loop (NumPy's generic ee->e: float32 arithmetic, one
+# rounding to float16 a step) is order-sensitive: reduced one step at a time in NumPy's
+# order, not pairwise (logaddexp.reduce of eight uint8 128s: 130.0, pairwise 130.125)
+_HALF_STEPS = {"logaddexp", "logaddexp2", "hypot"}
 _COMPARISONS = {"equal", "not_equal", "less", "less_equal", "greater", "greater_equal"}
 _WEAK_DEFAULT = {int: numpy.dtype("int64"), float: numpy.dtype("float64"), complex: numpy.dtype("complex128")}
 
@@ -480,7 +485,7 @@ class ufunc:
             result = _reductions.reduce_in_numpy_order(x, axes, loop_dt, self.__name__ == "multiply", mask)
         elif mask is not None:
             result = self._masked_fold(x, mask, axes, start, loop_dt, explicit)
-        elif start is not None and explicit and not self._reorderable:
+        elif start is not None and explicit and (not self._reorderable or self._half_steps(loop_dt)):
             result = self._fold(x, axes, start, loop_dt)
         else:
             result = self._reduce_tensor(x, axes, loop_dt)
@@ -498,6 +503,10 @@ class ufunc:
         """Float add/multiply reductions and scans go the way np.sum/np.prod/np.cumsum do
         (``_reductions``: float16 rounding every step, NumPy's order where it matters)."""
         return self.__name__ in ("add", "multiply") and (loop_dt.torch.is_floating_point or loop_dt.torch.is_complex)
+
+    def _half_steps(self, loop_dt):
+        """Whether each step rounds to float16 in an order that changes the result."""
+        return loop_dt.torch == torch.float16 and self.__name__ in _HALF_STEPS
 
     def _reduction_loop(self, arr, dtype, out):
         """NumPy's reduction loop; add/multiply widen small integers as np.sum does. An
@@ -524,7 +533,8 @@ class ufunc:
             if explicit:
                 result = self._binary_tensor(start.expand(result.shape), result, loop_dt)
             return result
-        values, keep = K.last_axis(x, axes), K.last_axis(mask, axes)
+        order = _numpy_axis_order(x, axes) if self._half_steps(loop_dt) else axes
+        values, keep = K.last_axis(x, order), K.last_axis(mask, order)
         acc = start.expand(values.shape[:-1]).clone()
         for i in range(values.shape[-1]):
             acc = torch.where(keep[..., i], self._binary_tensor(acc, values[..., i], loop_dt), acc)
@@ -533,7 +543,9 @@ class ufunc:
     def _fold(self, x, axes, start, loop_dt):
         """``initial`` OP x0 OP x1 ... in order: an order-dependent ufunc (subtract,
         power, divide) applies ``initial`` first, not to the reduced rest."""
-        values = K.last_axis(x, axes) if axes else x.unsqueeze(-1)
+        if axes and self._half_steps(loop_dt) and x.device.type == "cpu" and not _fp_errors.tracing():
+            return self._numpy_half_reduce(x, axes, start)
+        values = K.last_axis(x, _numpy_axis_order(x, axes)) if axes else x.unsqueeze(-1)
         return self._left_fold(start.expand(values.shape[:-1]), values, 0, loop_dt, x.shape, axes)
 
     def _left_fold(self, acc, values, first, loop_dt, shape, axes):
@@ -557,10 +569,23 @@ class ufunc:
             if _fp_errors.watching():
                 _fp_errors.report(_fp_errors.reduction_flags(self.__name__, x, axes, fast), "reduce")
             return fast
+        if self._half_steps(loop_dt):   # NumPy's order: its iterator's, the memory's
+            if x.device.type == "cpu" and not _fp_errors.tracing():
+                return self._numpy_half_reduce(x, axes, None)
+            moved = K.last_axis(x, _numpy_axis_order(x, axes))
+            return self._left_fold(moved[..., 0], moved, 1, loop_dt, x.shape, axes)
         moved = K.last_axis(x, axes)
         if self._reorderable:
             return self._tree_fold(moved, loop_dt)
         return self._left_fold(moved[..., 0], moved, 1, loop_dt, x.shape, axes)
+
+    def _numpy_half_reduce(self, x, axes, start):
+        """NumPy's own float16 loop on a CPU tensor's memory (eager): one step at a
+        time, in its iterator's order, from ``start`` (a 0-d tensor) where given; its
+        floating-point flags reported as NumPy's."""
+        options = {} if start is None else {"initial": start.item()}
+        return numpy_answer(
+            lambda a: self._np.reduce(a, axis=tuple(axes), dtype=numpy.float16, **options), [x], "reduce")
 
     def _tree_fold(self, t, loop_dt):
         """Pairwise reduction of the last axis: log-depth for reorderable ufuncs."""
@@ -761,6 +786,12 @@ def _check_reduction_out(found, shape, axes, keepdims, name):
             raise ValueError(f"operand was set up as a reduction along axis {i}, but the length of the axis is "
                              f"{got} (it has to be 1)")
     raise ValueError(f"non-broadcastable output operand with shape {found} doesn't match the broadcast shape {shape}")
+
+
+def _numpy_axis_order(x, axes):
+    """``axes`` as NumPy's iterator nests them, outermost first: by decreasing stride
+    (for a C-ordered tensor, their own order)."""
+    return tuple(sorted(axes, key=lambda a: -abs(x.stride(a)) if x.shape[a] > 1 else 0))
 
 
 def _reduceat_bounds(indices):
