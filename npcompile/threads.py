@@ -382,12 +382,10 @@ class ThreadsFor:
             return fn(*args) if spread else fn(args)
         work = self.work if self.scale is None else self.work + self.scale * tensor_bytes(args)
         wanted = contention.ours = threads_for(work, current)
-        if self.route is not None and wanted > 1:
-            return self.route.run((lambda: fn(*args)) if spread else (lambda: fn(args)), wanted, current)
-        if self.route is not None and current > 1:
-            blocks = self._contended(current)
-            if blocks > 1:
-                return self.route.run((lambda: fn(*args)) if spread else (lambda: fn(args)), 1, current, blocks)
+        if self.route is not None:
+            blocks = 1 if wanted > 1 else self._block_threads(current)
+            if wanted > 1 or blocks > 1:
+                return self.route.run((lambda: fn(*args)) if spread else (lambda: fn(args)), wanted, current, blocks)
         if wanted == current:
             return fn(*args) if spread else fn(args)
         token = thread_count.use(wanted, current)
@@ -397,13 +395,13 @@ class ThreadsFor:
             thread_count.restore(current, token)
 
     @staticmethod
-    def _contended(current):
+    def _block_threads(current):
         """For a call given one thread: the caller's limit where busy cores, not that limit,
         made it one (else 1). A graph with split products then takes a route trial at one
         thread: its products in blocks over that many threads (``npcompile.block_products``:
         a thread the OS parks takes fewer blocks) against torch's one thread
         (``npcompile.route_trials``)."""
-        if not contention.busy(2):
+        if current < 2 or not contention.busy(2):
             return 1
         return thread_limit(current)
 
