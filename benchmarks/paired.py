@@ -5,12 +5,17 @@ function: on a machine other processes load, one lucky NumPy round against unluc
 compiled ones made an entry that runs NumPy's own code (a retired one: both columns time
 the same code) look 0.47x NumPy. Here instead:
 
-- each round times NumPy and every system back to back, each over the calls that last
-  ``min_seconds`` (counted once per function), so load that comes and goes within a
-  round hits the two sides of a ratio alike; the order turns from round to round through
-  every rotation of the functions and of their reverse (``round_orders``), so no
-  function always has the same slot or always follows the same other one, and each
-  function's timed calls follow one untimed call of it: a function's thread pools spin
+- each round times NumPy and every system back to back, each over calls until
+  ``min_seconds`` have passed (``timed_round``), so load that comes and goes within a
+  round hits the two sides of a ratio alike. Rounds are as long for every function: the
+  count of calls a round once made was fixed from calibration calls, which beside busy
+  processes were off by up to 250x (the small mlp_forward: NumPy 4 calls a round, 0.2 ms,
+  its twin 1072, 207 ms), and a short round meets a machine other processes have not yet
+  taken back (48 us a call against the same code's 193 us: 0.26x for identical code);
+- the order turns from round to round through every rotation of the functions and of
+  their reverse (``round_orders``), so no function always has the same slot or always
+  follows the same other one, and each function's timed calls follow one untimed call of
+  it: a function's thread pools spin
   after its calls (libgomp's after torch.compile's kernels, OpenBLAS's after a product),
   and with NumPy first in even rounds and last in odd ones, npcompile, the middle of
   three, followed torch.compile in every odd round and paid for its threads (mlp_forward,
@@ -58,7 +63,8 @@ ESTIMATE_SHARE = 0.1
 
 def calls_per_round(functions, args, clock, min_seconds):
     """How many calls of each function last ``min_seconds``, each function's per-call time
-    taken over the calls one timed call says last ``ESTIMATE_SHARE`` of it. One timed call
+    taken over the calls one timed call says last ``ESTIMATE_SHARE`` of it: an estimate that
+    sizes the batches of ``timed_round`` (a round's length is the clock's). One timed call
     was a sample of one: a slow first call (a speed trial's compiled run, threads of the
     function before still spinning) gave mlp_forward's npcompile 138 calls a round against
     NumPy's 286 for the same 60 us call, and a round half as long is hit twice as hard by
@@ -76,6 +82,25 @@ def calls_per_round(functions, args, clock, min_seconds):
     return numbers
 
 
+#: A round reads the clock about this many times (after batches of calls, sized from the
+#: calibration): a read per call would add its ~50 ns to every call timed.
+ROUND_CHECKS = 50
+
+
+def timed_round(fn, args, clock, seconds, batch):
+    """Per-call seconds of ``fn`` over batches of ``batch`` calls until ``seconds`` have
+    passed, after one untimed call (the previous function's threads may still spin)."""
+    fn(*args)
+    calls, start = 0, clock()
+    while True:
+        for _ in range(batch):
+            fn(*args)
+        calls += batch
+        elapsed = clock() - start
+        if elapsed >= seconds:
+            return elapsed / calls
+
+
 def paired_rounds(functions, args, timing, clock, reference="numpy", bar=1 / 1.10):
     """Time ``functions`` (name -> warm fn; ``reference`` among them) in paired rounds
     (module docstring). Returns ``{"seconds": {name: median per-call seconds},
@@ -87,12 +112,8 @@ def paired_rounds(functions, args, timing, clock, reference="numpy", bar=1 / 1.1
     while True:
         count = len(rounds[reference])
         for name in orders[count % len(orders)]:
-            fn, calls = functions[name], numbers[name]
-            fn(*args)   # untimed: the previous function's threads may still spin
-            start = clock()
-            for _ in range(calls):
-                fn(*args)
-            rounds[name].append((clock() - start) / calls)
+            batch = max(1, numbers[name] // ROUND_CHECKS)
+            rounds[name].append(timed_round(functions[name], args, clock, timing.min_seconds, batch))
         if count + 1 < timing.repeats:
             continue
         ratios = {name: [r / max(s, 1e-12) for r, s in zip(rounds[reference], times)]
