@@ -115,6 +115,11 @@ def _run_on_shim(fn, args, kwargs):
     return shim.to_numpy(result)
 
 
+#: Calls between readings of the busy cores for the speed verdicts' condition (a power of
+#: two); a change of torch's thread count is seen on the first call under it.
+LOAD_EVERY_CALLS = 32
+
+
 class BreakRecord:
     """One place where tracing stopped, for explain() and the logs."""
 
@@ -195,7 +200,10 @@ class JitFunction(Jitted):
         self._graphs = 0             # graphs captured so far, to name them in warnings
         self._computed = frozenset()  # Resume.computed of the state being resumed now
         self.trials = None           # speed_trials.Trials while an entry's speed is under trial
-        self.trial_threads = None    # the thread count the trials ran under (a new one reopens them)
+        self.trial_condition = None  # speed_trials.condition() of the verdicts in force (a new one reopens them)
+        self._trial_threads = None   # its thread count, compared on every call
+        self._calls = 0              # calls counted to read the load every LOAD_EVERY_CALLS
+        self.verdicts = speed_trials.Verdicts()   # the verdicts under the conditions met before
         self.speed_decisions = []    # entries retired to "as written": NumPy measured faster
         _ALL.add(self)
 
@@ -274,20 +282,30 @@ class JitFunction(Jitted):
                 if kernel.guard(args, kwargs):
                     return kernel(*args, **kwargs)
         L = args if not kwargs and self._simple and len(args) == self._argcount else self.bind(args, kwargs)
-        if self.trial_threads is not None and torch.get_num_threads() != self.trial_threads:
-            self._reopen_trials()
+        if self.trial_condition is not None:   # the load is read every few calls: it costs ~0.1 us
+            self._calls += 1
+            if ((self._calls & LOAD_EVERY_CALLS - 1 == 0 or torch.get_num_threads() != self._trial_threads)
+                    and speed_trials.condition() != self.trial_condition):
+                self._reopen_trials()
         if self.trials is not None and device is devices.CPU and self.events is None:
             return self._trial_call(entries, L, args, kwargs, device, native_path)
         return self._run_entries(entries, L, args, kwargs, device, native_path)
 
     def _reopen_trials(self):
-        """Speed verdicts measured under another thread count: decide again under this one
-        (speed_trials' docstring)."""
+        """Speed verdicts measured under another condition (thread count, busy cores): keep
+        them for that one, take those decided under this one before, and decide again
+        for the rest (speed_trials' docstring)."""
+        applicable = [e for e in self.entries if speed_trials.applies(self, e)]
         self.trials = self.trials or speed_trials.Trials(self.fn, self._simple, self.speed_decisions)
-        self.trials.threads = self.trial_threads = torch.get_num_threads()
-        speed_trials.reopen(self.trials, [e for e in self.entries if speed_trials.applies(self, e)])
+        self.verdicts.save(self.trial_condition, self.trials, applicable)
+        self._set_trial_condition()
+        speed_trials.reopen(self.trials, self.verdicts.restore(self.trial_condition, self.trials, applicable))
         if not self.trials.pending:
             self.trials = None
+
+    def _set_trial_condition(self):
+        self.trial_condition = speed_trials.condition()
+        self._trial_threads = speed_trials.threads_of(self.trial_condition)
 
     def _trial_call(self, entries, L, args, kwargs, device, native_path):
         """A call while an entry is under a speed trial (``speed_trials``); one that no
@@ -447,7 +465,8 @@ class JitFunction(Jitted):
             entries.append(entry)
             if resume_frames is None and entries is self.entries and speed_trials.applies(self, entry):
                 self.trials = self.trials or speed_trials.Trials(self.fn, self._simple, self.speed_decisions)
-                self.trial_threads = self.trials.threads
+                if self.trial_condition is None:
+                    self._set_trial_condition()
                 self.trials.add(entry)
         return entry
 

@@ -35,10 +35,16 @@ had its products' route under trial (``npcompile.route_trials``) is not counted:
 time mixes two ways of running the compiled code. ``npcompile.config.speed_trials``
 turns it off; a retired entry's reason is in ``JitFunction.speed_decisions``.
 
-A verdict holds for the thread count it was measured under (``torch.get_num_threads()``
-of the calling thread): a product chain compiled 5x faster than NumPy on two threads
-took 1.2x NumPy's time on one. When a call comes with another count, the function's
-decided entries are tried again (``reopen``), the retired ones with their compiled path.
+A verdict holds for the condition it was measured under (``condition``): the calling
+thread's ``torch.get_num_threads()`` and how many of those threads' cores other processes
+leave free. A product chain compiled 5x faster than NumPy on two threads took 1.2x
+NumPy's time on one; the small mlp_forward, 45 us as written against 68 compiled on a
+quiet machine, took 155-15,600 us as written beside two busy processes (NumPy's 2-thread
+OpenBLAS waiting for a descheduled thread) and 123-130 us compiled (torch's one thread or
+products in blocks, ``npcompile.block_products``). When a call comes under a condition
+its function has not decided under, the decided entries are tried again (``reopen``),
+the retired ones with their compiled path; under a condition decided before, each entry
+takes the verdict it got there (``Verdicts``), without a trial.
 
 A call as written is NumPy's code with NumPy's own settings: its BLAS keeps the threads
 the caller gave it. (Holding it to the free cores, as 3135e57-c987da9 did, made the small
@@ -52,7 +58,7 @@ import time
 
 import torch
 
-from .. import config, route_trials
+from .. import config, route_trials, threads
 from ..backends import BACKENDS
 from ..errors import RerunUncompiled
 from .entries import MISS
@@ -61,6 +67,12 @@ from .entries import MISS
 WARM = 1
 #: Calls in a row each way takes in a pair; the first of each run is not counted.
 RUN = 3
+#: Under a busy condition (fewer free cores than threads) a run also lasts this long, its
+#: counted calls together: a thread that has slept (NumPy's OpenBLAS worker while compiled
+#: calls ran) gets the CPU back at once beside busy processes, for some milliseconds. Runs of
+#: 3 calls of the small mlp_forward measured NumPy 54 us against 67 compiled; steady calls,
+#: NumPy 155-15,600 us against 123-130 compiled (the benchmarks' rounds last 50 ms too).
+BUSY_RUN_SECONDS = 0.05
 #: Pairs (a run of compiled calls and a run of calls as written) a trial takes before it
 #: decides...
 MIN_PAIRS = 3
@@ -82,28 +94,54 @@ CLEARLY_SLOWER_RUNS = 2
 MAX_COMPILED_SECONDS = 0.02
 
 
+def condition(get_num_threads=torch.get_num_threads):
+    """The condition a verdict holds under (read in ~0.1 us, every few calls): torch's thread
+    count for the calling thread and how many of those threads' cores no other process
+    keeps busy, as one number (count * 4096 + cores). One thread needs no reading."""
+    count = get_num_threads()
+    if count < 2:
+        return count * 4097
+    free = threads.contention.free_cores()
+    return count * 4096 + (free if free < count else count)
+
+
+def threads_of(condition_):
+    """The thread count of a ``condition()``."""
+    return condition_ // 4096
+
+
+def busy(condition_):
+    """Whether other processes keep busy some of the cores of a ``condition()``'s threads."""
+    return condition_ % 4096 < condition_ // 4096
+
+
 class _Trial:
     """The state of one entry's trial: untimed calls left and the runs measured, each
     ``[written, seconds of its calls...]`` in the order they ran."""
 
-    __slots__ = ("warm_left", "runs")
+    __slots__ = ("warm_left", "runs", "run_seconds")
 
-    def __init__(self):
+    def __init__(self, run_seconds=0.0):
         self.warm_left = WARM
         self.runs = []
+        self.run_seconds = run_seconds    # the least a run's counted calls last together
+
+    def complete(self, run):
+        """Whether ``run`` has its calls: ``RUN`` of them, lasting ``run_seconds``."""
+        return len(run) > RUN and (not self.run_seconds or sum(run[2:]) >= self.run_seconds)
 
     def next_is_written(self):
         """Runs go compiled first, then as written first, and so on, pair by pair: the
         second run of a pair finds caches the first warmed, which favours neither side
         over a trial."""
         runs = self.runs
-        if runs and len(runs[-1]) <= RUN:
+        if runs and not self.complete(runs[-1]):
             return runs[-1][0]
         pair, second = divmod(len(runs), 2)
         return (pair % 2 == 1) != (second == 1)
 
     def record(self, written, seconds):
-        if not self.runs or len(self.runs[-1]) > RUN:
+        if not self.runs or self.complete(self.runs[-1]):
             self.runs.append([written])
         self.runs[-1].append(seconds)
 
@@ -119,7 +157,7 @@ class _Trial:
         """Time as written / time compiled over the counted calls, for each complete pair."""
         ratios = []
         for first, second in zip(self.runs[::2], self.runs[1::2]):
-            if len(second) <= RUN:
+            if not self.complete(second):
                 break
             written, compiled = (first, second) if first[0] else (second, first)
             ratios.append(sum(written[2:]) / max(sum(compiled[2:]), 1e-12))
@@ -134,11 +172,10 @@ class Trials:
         self.simple = simple        # its parameters are all positional-or-keyword: fn(*L) is the call
         self.pending = {}           # entry -> _Trial
         self.decisions = decisions  # why each retired entry runs as written (the jitted function's list)
-        self.threads = torch.get_num_threads()   # the count the trials run under
 
     def add(self, entry):
         if config.speed_trials and entry.fast is not None:
-            self.pending[entry] = _Trial()
+            self.pending[entry] = _Trial(BUSY_RUN_SECONDS if busy(condition()) else 0.0)
 
     def call(self, entry, run_compiled, run_written):
         """Serve one call that ``entry``'s guards accept, as the trial needs it."""
@@ -164,12 +201,12 @@ class Trials:
         if best_compiled > MAX_COMPILED_SECONDS or entry.fast is None:
             return self._close(entry, None)
         written = trial.counted(True)
-        written_runs = [run[2:] for run in trial.runs if run[0] and len(run) > RUN]
+        written_runs = [run[2:] for run in trial.runs if run[0] and trial.complete(run)]
         clearly = CLEARLY_SLOWER * statistics.median(trial.counted(False) or compiled)
         if len(written_runs) >= CLEARLY_SLOWER_RUNS and all(statistics.median(run) > clearly for run in written_runs):
             return self._close(entry, None)
         ratios = trial.ratios()
-        if len(trial.runs) % 2 or len(trial.runs[-1]) <= RUN or len(ratios) < MIN_PAIRS:
+        if len(trial.runs) % 2 or not trial.complete(trial.runs[-1]) or len(ratios) < MIN_PAIRS:
             return None
         if max(ratios) < MARGIN or (len(ratios) >= MAX_PAIRS and statistics.median(ratios) < MARGIN):
             entry.fast = self._as_written(entry)
@@ -186,7 +223,12 @@ class Trials:
         to another entry), then the function as written. ``L`` holds the arguments in
         parameter order, defaults applied: for a function of plain parameters that is
         the call itself; any other reruns through ``RerunUncompiled``."""
-        entry.compiled_fast = entry.fast   # kept for a trial under another thread count
+        entry.compiled_fast = entry.fast   # kept for a trial under another condition
+        if getattr(entry, "written_fast", None) is None:
+            entry.written_fast = self._written_path(entry)
+        return entry.written_fast
+
+    def _written_path(self, entry):
         guard, fn = routing_guard(entry), self.fn
         if self.simple:
             def fast(L):
@@ -215,16 +257,66 @@ def routing_guard(entry):
     return guards.compile(context["globals_dict"], context["closure"], routing_only=True)
 
 
+def _retired(entry):
+    written = getattr(entry, "written_fast", None)
+    return written is not None and entry.fast is written
+
+
+def _reason(decisions, entry):
+    return next((d for d in decisions if d.startswith(f"{entry.label} runs as written")), None)
+
+
+def _unretire(trials, entry):
+    """Give a retired entry its compiled path back; its reason leaves the list."""
+    if _retired(entry):
+        entry.fast = entry.compiled_fast
+        trials.decisions[:] = [d for d in trials.decisions if not d.startswith(f"{entry.label} runs as written")]
+
+
 def reopen(trials, entries):
     """Put ``entries`` (those ``applies`` to) on trial again under the calling thread's
-    count: a retired entry gets its compiled path back and its reason leaves the list."""
+    condition: a retired entry gets its compiled path back and its reason leaves the list."""
     for entry in entries:
-        compiled_fast = getattr(entry, "compiled_fast", None)
-        if compiled_fast is not None and entry.fast is not compiled_fast:
-            entry.fast = compiled_fast
-            trials.decisions[:] = [d for d in trials.decisions if not d.startswith(f"{entry.label} runs as written")]
+        _unretire(trials, entry)
         if entry not in trials.pending:
             trials.add(entry)
+
+
+class Verdicts:
+    """Each decided entry's verdict per condition (``condition()``), kept when the calls
+    move to another condition, so that calls coming back find it: a machine whose load
+    comes and goes would otherwise pay a trial each time it changes. A verdict is whether
+    the entry runs as written, and why: the paths themselves are the entry's latest."""
+
+    def __init__(self):
+        self.by_condition = {}
+
+    def save(self, condition, trials, entries):
+        """Record the verdicts of ``entries`` decided under ``condition`` (not under trial)."""
+        pending = trials.pending if trials is not None else {}
+        saved = self.by_condition.setdefault(condition, {})
+        for entry in entries:
+            if entry not in pending:
+                retired = _retired(entry)
+                saved[entry] = (retired, _reason(trials.decisions, entry) if retired and trials else None)
+
+    def restore(self, condition, trials, entries):
+        """Give each of ``entries`` its verdict under ``condition`` (a trial of it stops);
+        returns the entries with none there, which need a trial."""
+        saved = self.by_condition.get(condition, {})
+        undecided = []
+        for entry in entries:
+            if entry not in saved:
+                undecided.append(entry)
+                continue
+            retired, reason = saved[entry]
+            trials.pending.pop(entry, None)
+            _unretire(trials, entry)
+            if retired:
+                entry.fast = trials._as_written(entry)
+                if reason is not None:
+                    trials.decisions.append(reason)
+        return undecided
 
 
 def applies(jitted, entry):
