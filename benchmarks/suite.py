@@ -208,22 +208,20 @@ def graph_structure(workload, args, jitted):
 #: runs compiled or as written (speed trials) and where a graph's products run (route
 #: trials); the rounds time the steady calls after that. Its calls before the rounds last at
 #: least ``SETTLE_MIN_SECONDS`` (a busy machine is seen from the second load reading, 50 ms
-#: after the first), then go on while a trial is open, at most ``SETTLE_MAX_CALLS`` more
-#: calls or until ``SETTLE_MAX_SECONDS``. ``benchmarks/first_calls.py`` times the first calls.
+#: after the first), then go on while a trial is open, until ``SETTLE_MAX_SECONDS``: beside
+#: busy processes a speed trial's runs last 50 ms each (``speed_trials.BUSY_RUN_SECONDS``),
+#: 0.3-1 s in all. ``benchmarks/first_calls.py`` times the first calls.
 SETTLE_MIN_SECONDS = 0.2
-SETTLE_MAX_CALLS = 400
 SETTLE_MAX_SECONDS = 10.0
 
 
 def settle(fn, args, clock=time.perf_counter):
     """Call ``fn`` until its trials have decided (its ``settled``; functions without one are
     called for ``SETTLE_MIN_SECONDS``); returns the calls made."""
-    start, calls, after_min = clock(), 0, 0
-    while after_min < SETTLE_MAX_CALLS and clock() - start < SETTLE_MAX_SECONDS:
-        if clock() - start >= SETTLE_MIN_SECONDS and calls >= 2:
-            if getattr(fn, "settled", True):
-                break
-            after_min += 1
+    start, calls = clock(), 0
+    while clock() - start < SETTLE_MAX_SECONDS:
+        if clock() - start >= SETTLE_MIN_SECONDS and calls >= 2 and getattr(fn, "settled", True):
+            break
         fn(*args)
         calls += 1
     return calls

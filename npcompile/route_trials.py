@@ -42,6 +42,7 @@ import statistics
 import threading
 import time
 import weakref
+from time import monotonic  # recency of a trial's calls (tests replace ``time`` to time calls)
 
 from . import thread_count
 
@@ -63,11 +64,16 @@ MARGIN = 0.97
 _calls = threading.local()
 #: The trials with a thread count still undecided (``in_progress``).
 _OPEN = weakref.WeakSet()
+#: A trial with no call for this long is not under way: its graph's calls stopped (another
+#: function's, or another condition's) and may never come back to decide it.
+RECENT_SECONDS = 1.0
 
 
-def in_progress():
-    """Whether some graph's route trial is under way (benchmarks time steady calls after)."""
-    return bool(_OPEN)
+def in_progress(clock=monotonic):
+    """Whether some graph's route trial is under way: it has had a call in the last
+    ``RECENT_SECONDS`` (benchmarks time steady calls after)."""
+    since = clock() - RECENT_SECONDS
+    return any(trial.last_call > since for trial in list(_OPEN))
 
 
 def trial_calls():
@@ -80,11 +86,12 @@ class RouteTrial:
     """The route of one compiled graph: verdicts per (threads, NumPy's BLAS threads), and
     the runs of the trial under way for each count still undecided."""
 
-    __slots__ = ("verdicts", "runs", "__weakref__")
+    __slots__ = ("verdicts", "runs", "last_call", "__weakref__")
 
     def __init__(self):
         self.verdicts = {}   # (threads, blas threads) -> True: serial, False: as calibrated
         self.runs = {}       # (threads, blas threads) -> [[serial?, seconds...], ...]
+        self.last_call = -float("inf")   # monotonic() of the last call in a trial
 
     def run(self, call, threads, current, block_threads=1):
         """``call()`` under ``threads`` (more than one, or one given for busy cores) for a
@@ -100,6 +107,7 @@ class RouteTrial:
             return _run_as(call, serial, threads, current, block_threads)
         runs = self.runs.setdefault(key, [])
         _OPEN.add(self)
+        self.last_call = monotonic()
         if not runs or len(runs[-1]) > RUN:
             pair, second = divmod(len(runs), 2)
             runs.append([(pair % 2 == 1) != (second == 1)])   # calibrated first, then serial first, ...

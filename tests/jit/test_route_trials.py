@@ -6,6 +6,7 @@ the thread count and the library each call used, and that every call is NumPy's 
 The contention monitor counts this process's own runnable threads (OpenBLAS's spinning
 workers) as ours, not as other load."""
 import itertools
+import time
 
 import numpy as np
 import pytest
@@ -154,6 +155,22 @@ def test_a_trial_is_in_progress_until_it_decides(monkeypatch, two_threads):
     for _ in range(2 * route_trials.PAIRS * route_trials.RUN):
         trial.run(lambda: None, 2, current)
     assert trial.verdicts and not trial.runs and trial not in route_trials._OPEN
+
+
+def test_a_trial_whose_calls_stopped_is_not_in_progress(monkeypatch, two_threads):
+    """Another function's graph left its trial open (its calls stopped, or came under
+    another condition): the benchmarks' settle of this function does not wait for it."""
+    trial = route_trials.RouteTrial()
+    monkeypatch.setattr(host_blas, "numpy_blas_threads", lambda: 2)
+    monkeypatch.setattr(host_blas, "_measure", lambda dtype, kind, t, b: False)
+    trial.run(lambda: None, 2, torch.get_num_threads())
+    later = time.monotonic() + route_trials.RECENT_SECONDS + 0.1
+    assert trial in route_trials._OPEN and route_trials.in_progress()
+    assert not route_trials.in_progress(clock=lambda: later)
+    trial.run(lambda: None, 2, torch.get_num_threads())      # called again: under way again
+    assert route_trials.in_progress()
+    trial.runs.clear()
+    route_trials._OPEN.discard(trial)
 
 
 def test_a_single_threaded_blas_takes_no_trial(monkeypatch, two_threads):
