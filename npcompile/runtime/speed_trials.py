@@ -154,13 +154,14 @@ class _Trial:
         return [t for run in self.runs if run[0] is written for t in run[1:]]
 
     def ratios(self):
-        """Time as written / time compiled over the counted calls, for each complete pair."""
+        """Time as written / time compiled a counted call (means: runs of a busy condition
+        last the same time, not the same number of calls), for each complete pair."""
         ratios = []
         for first, second in zip(self.runs[::2], self.runs[1::2]):
             if not self.complete(second):
                 break
             written, compiled = (first, second) if first[0] else (second, first)
-            ratios.append(sum(written[2:]) / max(sum(compiled[2:]), 1e-12))
+            ratios.append(statistics.fmean(written[2:]) / max(statistics.fmean(compiled[2:]), 1e-12))
         return ratios
 
 

@@ -345,7 +345,8 @@ def test_the_load_is_read_every_few_calls_and_a_thread_count_at_once(clock, thre
     while not jitted.settled and calls < 20000:    # runs of BUSY_RUN_SECONDS each
         jitted(a, 1.0)
         calls += 1
-    assert jitted.settled
+    # NumPy faster here too: runs of equal time compare their calls' means, not their sums
+    assert jitted.settled and len(jitted.speed_decisions) == 1
     torch.set_num_threads(1)
     jitted(a, 1.0)
     assert not jitted.settled       # the first call under another count
