@@ -244,7 +244,7 @@ def run_workload(workload, size, compilers, timing, log=print, conditions=None, 
         if system == "npcompile":
             record[system].update(graph_structure(workload, args, compiled))
     conditions = conditions or standard_conditions("default")
-    for key in ("conditions", "load", "speedups", "intervals", "rounds", "settle_calls"):
+    for key in ("conditions", "load", "speedups", "intervals", "rounds", "settle_calls", "as_written"):
         record[key] = {}
     for condition in conditions:
         with entered(condition, default_threads or _torch_threads()):
@@ -256,8 +256,10 @@ def run_workload(workload, size, compilers, timing, log=print, conditions=None, 
         record["speedups"][condition.name] = paired["speedup"]
         record["intervals"][condition.name] = paired["interval"]
         record["rounds"][condition.name] = paired["rounds"]
+        if "npcompile" in functions:   # verdicts hold per condition (threads, busy cores)
+            record["as_written"][condition.name] = list(getattr(functions["npcompile"], "speed_decisions", ()))
     if "npcompile" in functions:
-        record["npcompile"]["as_written"] = list(getattr(functions["npcompile"], "speed_decisions", ()))
+        record["npcompile"]["as_written"] = record["as_written"][conditions[0].name]
     first = record["conditions"][conditions[0].name]
     record["numpy_ms"] = first["numpy"]
     for system in compilers:
@@ -323,6 +325,9 @@ def condition_table(records, conditions, system="npcompile"):
     loads = {c.name: [r["load"][c.name] for r in records if c.name in r.get("load", {})] for c in conditions}
     lines.append("load average (1 min) after the rounds: " + ", ".join(
         f"{name} {min(v):.1f}-{max(v):.1f}" for name, v in loads.items() if v))
+    written = {c.name: [r["name"] for r in records if r.get("as_written", {}).get(c.name)] for c in conditions}
+    lines.append(f"{system} ran as written (speed trial under that condition): " + "; ".join(
+        f"{name} {', '.join(names) or 'none'}" for name, names in written.items()))
     return "\n".join(lines)
 
 

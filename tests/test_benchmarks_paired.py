@@ -168,6 +168,11 @@ def test_run_workload_records_the_paired_rounds_per_condition():
         low, high = record["intervals"][condition]["npcompile"]
         assert low <= record["speedups"][condition]["npcompile"] <= high
     assert record["npcompile"]["speedup"] == record["speedups"]["default"]["npcompile"]
+    assert set(record["as_written"]) == {"default", "one_thread"}        # verdicts hold per condition
+    assert record["npcompile"]["as_written"] == record["as_written"]["default"]
+    table = suite.condition_table([record], standard_conditions("default,one_thread"))
+    assert table.splitlines()[-1] == ("npcompile ran as written (speed trial under that condition): "
+                                      "default none; one_thread none")
 
 
 class _Settling:
