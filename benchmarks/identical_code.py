@@ -11,7 +11,11 @@ regime (a descheduled BLAS thread held at a barrier) for stretches of rounds. Ov
 itself measured 0.19x, 0.19x, 3.36x and 1.01x in four contended runs; over the 9-45 rounds
 of 50 ms it takes now, 1.00-1.07x (one_busy 1.03-1.08x; 10 ms rounds spread more:
 0.41-1.18x). The second function is a plain Python wrapper of the first (one extra
-call, ~0.1 us).
+call, ~0.1 us). Those rounds made a fixed number of calls, counted from calibration calls
+that beside busy processes were off by up to 250x; since 0198e77 every round lasts its
+50 ms by the clock (``paired.timed_round``), and after it four contended runs of each
+gave mlp_forward small 0.98-1.10x, matrix_chain 0.96-1.06x (both sizes), and
+mlp_forward at the default size, whose 2-thread products take milliseconds, 0.67-1.39x.
 """
 import argparse
 import dataclasses
