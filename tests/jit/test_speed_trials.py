@@ -493,3 +493,18 @@ def test_calls_as_written_in_a_trial_keep_numpys_blas_count(monkeypatch):
         assert seen == [2] and numpy_blas.threads() == 2
     finally:
         numpy_blas.set_threads(before)
+
+
+def test_a_pair_compares_the_median_calls_of_its_runs():
+    """Busy runs last 50 ms, so a fast way makes more calls in its run: their sums are
+    equal (every ratio was 1.0), and one call descheduled for 85 ms decided a pair by its
+    mean (matrix_chain beside a busy process: 0.43 where the medians said 1.2)."""
+    trial = speed_trials._Trial(run_seconds=0.05)
+    compiled = [False, 0.002] + [0.001] * 30 + [0.085]          # first call not counted
+    written = [True, 0.002] + [0.0012] * 42
+    trial.runs = [compiled, written]
+    assert trial.complete(compiled) and trial.complete(written)
+    assert trial.ratios() == [pytest.approx(1.2)]
+    trial.runs = [[False, 0.002] + [0.001] * 50, [True, 0.002] + [0.0005] * 100]
+    assert trial.ratios() == [pytest.approx(0.5)]
+    assert not trial.complete([True, 0.002] + [0.0005] * 99)    # 49.5 ms counted: not yet
