@@ -234,6 +234,14 @@ def threads_back():
     torch.set_num_threads(before)
 
 
+def exact_calls(jitted, a, expected, n):
+    """``n`` calls of the jitted ``scale_in_place``, each NumPy's answer and mutating ``a``
+    once, as ``expected`` is by the function as written."""
+    for _ in range(n):
+        assert_same(scale_in_place(expected, 1.5), jitted(a, 1.5))
+        np.testing.assert_array_equal(a, expected)
+
+
 @pytest.fixture(autouse=True)
 def quiet_machine(monkeypatch):
     """No other process keeps a core busy (the tests that need busy cores set their own
@@ -253,9 +261,7 @@ def test_another_thread_count_tries_again(clock, threads_back):
     a, expected = np.arange(4.0), np.arange(4.0)
 
     def calls(n):
-        for _ in range(n):
-            assert_same(scale_in_place(expected, 1.5), jitted(a, 1.5))
-            np.testing.assert_array_equal(a, expected)
+        exact_calls(jitted, a, expected, n)
 
     calls(11)     # the compiling call, the warm one, a compiled run, two runs as written
     assert jitted.speed_decisions == [] and jitted.trials is None
@@ -295,9 +301,7 @@ def test_busy_cores_try_again_and_each_condition_keeps_its_verdict(clock, thread
     a, expected = np.arange(4.0), np.arange(4.0)
 
     def calls(n):
-        for _ in range(n):
-            assert_same(scale_in_place(expected, 1.5), jitted(a, 1.5))
-            np.testing.assert_array_equal(a, expected)
+        exact_calls(jitted, a, expected, n)
 
     calls(DECIDED)
     assert len(jitted.speed_decisions) == 1 and jitted.trials is None and jitted.settled
