@@ -9,6 +9,8 @@ import math
 import numpy as np
 import pytest
 import torch
+from hypothesis import given
+from hypothesis import strategies as st
 
 import npcompile
 from npcompile import config, threads
@@ -512,3 +514,36 @@ def test_a_pair_compares_the_median_calls_of_its_runs():
     trial.runs = [[False, 0.002] + [0.001] * 50, [True, 0.002] + [0.0005] * 100]
     assert trial.ratios() == [pytest.approx(0.5)]
     assert not trial.complete([True, 0.002] + [0.0005] * 99)    # 49.5 ms counted: not yet
+
+
+@pytest.mark.inductor
+@given(st.lists(st.tuples(st.sampled_from([1, 2]), st.integers(0, 2), st.booleans(), st.integers(1, 40)),
+                min_size=1, max_size=6), st.sampled_from([1, 32]))
+def test_calls_stay_exact_while_threads_and_load_change(steps, load_every):
+    """Any order of thread counts, busy cores and which way is faster, with any number of
+    calls under each: every call is the function as written's (its answer, one mutation of
+    its input), and whatever the trials decided, a settled function's verdict list names
+    at most its one entry."""
+    before = torch.get_num_threads()
+    real_time, real_call, real_monitor = speed_trials.time, speed_trials.Trials.call, threads.contention
+    real_every, jit_function.LOAD_EVERY_CALLS = jit_function.LOAD_EVERY_CALLS, load_every
+    fake = FakeClock(compiled=68e-6, written=45e-6)
+    speed_trials.time = fake
+    speed_trials.Trials.call = marks_written_calls(fake)
+    try:
+        jitted = npcompile.jit(scale_in_place)
+        a, expected = np.arange(4.0), np.arange(4.0)
+        for count, others, numpy_faster, n in steps:
+            torch.set_num_threads(count)
+            threads.contention = threads.ContentionMonitor(ttl=0, read=lambda o=others: 1 + o, cpus=2,
+                                                           read_ours=lambda: 1)
+            fake.cost = {"compiled": 68e-6, "written": 45e-6 if numpy_faster else 400e-6}
+            exact_calls(jitted, a, expected, n)
+        assert len(jitted.speed_decisions) <= 1
+        if jitted.trials is None:
+            assert len(jitted.speed_decisions) == int(jitted.entries[0].fast is getattr(jitted.entries[0],
+                                                                                         "written_fast", None))
+    finally:
+        torch.set_num_threads(before)
+        speed_trials.time, speed_trials.Trials.call, threads.contention = real_time, real_call, real_monitor
+        jit_function.LOAD_EVERY_CALLS = real_every
