@@ -299,7 +299,8 @@ class JitFunction(Jitted):
         self.trials = self.trials or speed_trials.Trials(self.fn, self._simple, self.speed_decisions)
         self.verdicts.save(self.trial_condition, self.trials, applicable)
         self._set_trial_condition()
-        speed_trials.reopen(self.trials, self.verdicts.restore(self.trial_condition, self.trials, applicable))
+        undecided = self.verdicts.restore(self.trial_condition, self.trials, applicable)
+        speed_trials.reopen(self.trials, undecided, self.trial_condition)
         if not self.trials.pending:
             self.trials = None
 
@@ -467,7 +468,7 @@ class JitFunction(Jitted):
                 self.trials = self.trials or speed_trials.Trials(self.fn, self._simple, self.speed_decisions)
                 if self.trial_condition is None:
                     self._set_trial_condition()
-                self.trials.add(entry)
+                self.trials.add(entry, self.trial_condition)
         return entry
 
     def _grow_dynamic_dims(self, entry, L):

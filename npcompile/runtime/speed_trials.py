@@ -176,9 +176,10 @@ class Trials:
         self.pending = {}           # entry -> _Trial
         self.decisions = decisions  # why each retired entry runs as written (the jitted function's list)
 
-    def add(self, entry):
+    def add(self, entry, condition_):
+        """Put ``entry`` on trial under ``condition_`` (the one its verdict is kept for)."""
         if config.speed_trials and entry.fast is not None:
-            self.pending[entry] = _Trial(BUSY_RUN_SECONDS if busy(condition()) else 0.0)
+            self.pending[entry] = _Trial(BUSY_RUN_SECONDS if busy(condition_) else 0.0)
 
     def call(self, entry, run_compiled, run_written):
         """Serve one call that ``entry``'s guards accept, as the trial needs it."""
@@ -265,24 +266,25 @@ def _retired(entry):
     return written is not None and entry.fast is written
 
 
-def _reason(decisions, entry):
-    return next((d for d in decisions if d.startswith(f"{entry.label} runs as written")), None)
+def _is_reason_of(decision, entry):
+    return decision.startswith(f"{entry.label} runs as written")
 
 
 def _unretire(trials, entry):
     """Give a retired entry its compiled path back; its reason leaves the list."""
     if _retired(entry):
         entry.fast = entry.compiled_fast
-        trials.decisions[:] = [d for d in trials.decisions if not d.startswith(f"{entry.label} runs as written")]
+        trials.decisions[:] = [d for d in trials.decisions if not _is_reason_of(d, entry)]
 
 
-def reopen(trials, entries):
-    """Put ``entries`` (those ``applies`` to) on trial again under the calling thread's
-    condition: a retired entry gets its compiled path back and its reason leaves the list."""
+def reopen(trials, entries, condition_):
+    """Put ``entries`` (those ``applies`` to) on trial again under ``condition_``, the
+    calling thread's: a retired entry gets its compiled path back and its reason leaves
+    the list."""
     for entry in entries:
         _unretire(trials, entry)
         if entry not in trials.pending:
-            trials.add(entry)
+            trials.add(entry, condition_)
 
 
 class Verdicts:
@@ -296,12 +298,12 @@ class Verdicts:
 
     def save(self, condition, trials, entries):
         """Record the verdicts of ``entries`` decided under ``condition`` (not under trial)."""
-        pending = trials.pending if trials is not None else {}
         saved = self.by_condition.setdefault(condition, {})
         for entry in entries:
-            if entry not in pending:
+            if entry not in trials.pending:
                 retired = _retired(entry)
-                saved[entry] = (retired, _reason(trials.decisions, entry) if retired and trials else None)
+                reason = next((d for d in trials.decisions if _is_reason_of(d, entry)), None) if retired else None
+                saved[entry] = (retired, reason)
 
     def restore(self, condition, trials, entries):
         """Give each of ``entries`` its verdict under ``condition`` (a trial of it stops);
