@@ -36,7 +36,6 @@ import copy
 import dataclasses
 import datetime
 import json
-import math
 import os
 import platform
 import sys
@@ -163,24 +162,12 @@ def run_system(compile_fn, workload, args, expected):
 
 
 def alternating_seconds(functions, args, timing):
-    """Per-call seconds of each function (name -> fn, all already warm), measured in
-    alternating rounds so that load from other processes hits them alike: each round
-    times every function over enough calls to last ``timing.min_seconds``; the best
-    round of ``timing.repeats`` is kept, each timed with ``timing.clock``."""
-    clock = CLOCKS[timing.clock]
-    numbers = {}
-    for name, fn in functions.items():
-        start = clock()
-        fn(*args)
-        numbers[name] = max(1, math.ceil(timing.min_seconds / max(clock() - start, 1e-7)))
-    best = dict.fromkeys(functions, float("inf"))
-    for _ in range(timing.repeats):
-        for name, fn in functions.items():
-            start = clock()
-            for _ in range(numbers[name]):
-                fn(*args)
-            best[name] = min(best[name], (clock() - start) / numbers[name])
-    return best
+    """Per-call seconds of each function (name -> fn, all already warm): its median round
+    of ``paired_rounds`` against the first function, so that every round lasts
+    ``timing.min_seconds`` by the clock for every function (calls per round fixed from one
+    timed call were off by up to 250x beside busy processes: ``benchmarks/paired.py``)."""
+    return paired_rounds(functions, args, timing, CLOCKS[timing.clock], reference=next(iter(functions)),
+                         bar=1 / SLOWER_THAN_NUMPY)["seconds"]
 
 
 def graph_structure(workload, args, jitted):

@@ -131,9 +131,31 @@ def test_bandwidth_lines_and_chart(tmp_path):
 def test_alternating_seconds_times_every_function_in_each_round():
     calls = []
     functions = {"a": lambda: calls.append("a"), "b": lambda: calls.append("b")}
-    seconds = suite.alternating_seconds(functions, (), suite.Timing(repeats=3, min_seconds=0.0))
+    seconds = suite.alternating_seconds(functions, (), suite.Timing(repeats=3, min_seconds=0.0, max_rounds=3))
     assert set(seconds) == {"a", "b"} and all(s >= 0 for s in seconds.values())
-    assert calls[2:] == ["a", "b"] * 3    # one calibration call each, then alternating rounds
+    # after each one's calibration (two calls, the second timed): three rounds, each of an
+    # untimed call and a timed batch of one per function, NumPy's order turning round to round
+    rounds = calls[4:]
+    assert rounds == ["a", "a", "b", "b", "b", "b", "a", "a", "b", "b", "a", "a"]
+
+
+def test_alternating_seconds_rounds_last_the_same_time_whatever_the_first_call_took(monkeypatch):
+    """The flaw paired.py fixed, in the thread-policy benchmark too: one slow first call
+    must not shorten a function's rounds (each lasts min_seconds by the clock)."""
+    now = [0.0]
+    calls = {"slow_first": 0, "steady": 0}
+
+    def fn_of(name):
+        def fn():
+            calls[name] += 1
+            now[0] += 5.0 if name == "slow_first" and calls[name] == 1 else 0.01
+        return fn
+
+    monkeypatch.setitem(suite.CLOCKS, "wall", lambda: now[0])
+    seconds = suite.alternating_seconds({"steady": fn_of("steady"), "slow_first": fn_of("slow_first")}, (),
+                                        suite.Timing(repeats=3, min_seconds=0.5, max_rounds=3))
+    assert seconds == pytest.approx({"steady": 0.01, "slow_first": 0.01})
+    assert abs(calls["slow_first"] - calls["steady"]) <= 10 and calls["steady"] >= 3 * 50
 
 
 def test_conditions_set_threads_and_busy_processes():
