@@ -22,7 +22,8 @@ from .harness import assert_same
 class FakeClock:
     """``perf_counter`` for the trial: each call of the timed function advances it by the
     cost of whichever path ran (``compiled`` or ``written`` seconds; a list gives the costs
-    of that path's calls in turn, the last one repeating). ``order`` records the paths."""
+    of that path's calls in turn, the last one repeating; a function, the cost of a call
+    starting at a given time). ``order`` records the paths."""
 
     def __init__(self, compiled, written, switch=0.0):
         self.now = 0.0
@@ -36,6 +37,8 @@ class FakeClock:
             cost = self.cost[self.path]
             if isinstance(cost, list):
                 cost = cost.pop(0) if len(cost) > 1 else cost[0]
+            elif callable(cost):
+                cost = cost(self.now)
             if self.order and self.order[-1] != self.path:
                 cost += self.switch
             self.now += cost
@@ -330,6 +333,74 @@ def test_busy_cores_try_again_and_each_condition_keeps_its_verdict(clock, thread
     fake.cost = {"compiled": 100e-6, "written": 50e-6}
     calls(DECIDED)
     assert len(jitted.speed_decisions) == 1 and len(CALLS_AS_WRITTEN) == speed_trials.MIN_PAIRS * speed_trials.RUN
+
+
+def stretches(fast, slow, period=0.45, slow_share=1 / 3):
+    """A call's cost by the time it starts: ``slow`` in the last ``slow_share`` of every
+    ``period`` seconds, else ``fast`` (NumPy's 2-thread OpenBLAS beside busy processes)."""
+    return lambda now: slow if now % period >= period * (1 - slow_share) else fast
+
+
+@pytest.fixture
+def pairs_decided_on(monkeypatch):
+    """The number of complete pairs of each trial when it closed, in order."""
+    counts = []
+    close = speed_trials.Trials._close
+
+    def spy(self, entry, retired):
+        counts.append(len(self.pending[entry].ratios()))
+        return close(self, entry, retired)
+    monkeypatch.setattr(speed_trials.Trials, "_close", spy)
+    return counts
+
+
+def settle_busy(jitted, limit=50000):
+    """Calls until the trial has decided, each NumPy's answer and mutating its input once."""
+    a, expected = np.arange(4.0), np.arange(4.0)
+    calls = 0
+    while (calls < 2 or not jitted.settled) and calls < limit:
+        assert_same(scale_in_place(expected, -1.0), jitted(a, -1.0))
+        np.testing.assert_array_equal(a, expected)
+        calls += 1
+    assert jitted.settled
+
+
+@pytest.mark.inductor
+def test_busy_stretches_of_waiting_numpy_keep_the_compiled_code(clock, threads_back, monkeypatch, pairs_decided_on):
+    """The small mlp_forward beside two busy processes: runs as written of 45-60 us calls,
+    and one in three of 15,600 us calls (every call waiting at a barrier for a descheduled
+    BLAS thread); compiled 67 us throughout. Here eight pairs of nine favour NumPy (0.70),
+    and so did the median pair: it retired the entry, and each slow stretch then cost the
+    user's calls 230x."""
+    torch.set_num_threads(2)
+    _busy(monkeypatch, 2)
+    clock(compiled=67e-6, written=stretches(47e-6, 15.6e-3))
+    jitted = npcompile.jit(scale_in_place)
+    settle_busy(jitted)
+    assert jitted.speed_decisions == [] and jitted.entries[0].fast is not None
+    assert pairs_decided_on == [speed_trials.MAX_PAIRS]    # a busy trial decides on all its pairs
+
+
+@pytest.mark.inductor
+def test_busy_numpy_faster_throughout_is_retired_on_the_total(clock, threads_back, monkeypatch, pairs_decided_on):
+    torch.set_num_threads(2)
+    _busy(monkeypatch, 2)
+    clock(compiled=67e-6, written=stretches(47e-6, 60e-6))
+    jitted = npcompile.jit(scale_in_place)
+    settle_busy(jitted)
+    (reason,) = jitted.speed_decisions
+    assert "0.74 times the compiled code's time (in total over 9 pairs of runs beside busy processes" in reason
+    assert pairs_decided_on == [speed_trials.MAX_PAIRS]    # not three pairs alike: a stretch lasts longer
+
+
+def test_the_total_ratio_weighs_each_run_by_its_median_call():
+    trial = speed_trials._Trial(busy=True)
+    # pair 1: compiled 67 us calls, then NumPy's 47 us (one odd 5 ms call left to the median);
+    # pair 2: NumPy first, every call 15.6 ms, then compiled
+    trial.runs = [[False, 1.0] + [67e-6] * 5, [True, 1.0] + [47e-6] * 4 + [5e-3],
+                  [True, 1.0] + [15.6e-3] * 4, [False, 1.0] + [67e-6] * 5]
+    assert trial.ratios() == [pytest.approx(47 / 67), pytest.approx(15600 / 67)]
+    assert trial.total_ratio() == pytest.approx((47 + 15600) / (2 * 67))
 
 
 @pytest.mark.inductor
