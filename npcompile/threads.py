@@ -211,10 +211,11 @@ class ContentionMonitor:
         self.ttl, self.read, self.clock, self.read_ours = ttl, read, clock, read_ours
         self.cpus = cpus or os.cpu_count() or 1
         self.ours = 1                       # threads of our last call (set by ThreadsFor)
-        self._until, self._free = -1.0, self.cpus
+        self._until, self._idle = -1.0, self.cpus
         self._others = None                 # the previous reading's other tasks
 
-    def free_cores(self):
+    def idle_cores(self):
+        """Cores no other task wants: 0 when other processes keep every core busy."""
         now = self.clock()
         if now >= self._until:
             before = self.read_ours()      # ours read on both sides of the run queue: a spinning
@@ -223,9 +224,13 @@ class ContentionMonitor:
             previous, self._others = self._others, others
             if previous is not None:
                 others = min(others, previous)
-            self._free = max(1, self.cpus - others)
+            self._idle = max(0, self.cpus - others)
             self._until = now + self.ttl
-        return self._free
+        return self._idle
+
+    def free_cores(self):
+        """Cores a call may count on: the idle ones, and at least the one it runs on."""
+        return max(1, self.idle_cores())
 
     def busy(self, cores):
         """Whether fewer than ``cores`` cores are free."""

@@ -323,11 +323,18 @@ def test_busy_cores_try_again_and_each_condition_keeps_its_verdict(clock, thread
     per_run = 1 + math.ceil(speed_trials.BUSY_RUN_SECONDS / 900e-6)
     assert len(CALLS_AS_WRITTEN) == 2 * per_run
     CALLS_AS_WRITTEN.clear()
-    for others, decisions in ((0, 1), (2, 0), (1, 0), (0, 1)):      # one busy core is busy for 2 threads
+    for others, decisions in ((0, 1), (2, 0), (3, 0), (0, 1)):      # three busy tasks: every core busy, as two
         _busy(monkeypatch, others)
         calls(3)
         assert len(jitted.speed_decisions) == decisions and jitted.trials is None
     assert CALLS_AS_WRITTEN == []                                   # no trial: each verdict came back
+    _busy(monkeypatch, 1)                                           # one core busy: a condition of its own
+    calls(1)
+    assert not jitted.settled and jitted.speed_decisions == []
+    while not jitted.settled and len(fake.order) < 10000:
+        calls(1)
+    assert jitted.speed_decisions == [] and len(CALLS_AS_WRITTEN) == 2 * per_run
+    CALLS_AS_WRITTEN.clear()
     torch.set_num_threads(1)                                        # one thread: the load is not read
     _busy(monkeypatch, 2)
     fake.cost = {"compiled": 100e-6, "written": 50e-6}
@@ -456,8 +463,12 @@ def test_the_condition_reads_the_load_only_for_more_than_one_thread(threads_back
     quiet = speed_trials.condition()
     _busy(monkeypatch, 1)
     half = speed_trials.condition()
+    _busy(monkeypatch, 2)
+    full = speed_trials.condition()
     _busy(monkeypatch, 5)
-    assert speed_trials.condition() == half and len({one, quiet, half}) == 3
+    assert speed_trials.condition() == full and len({one, quiet, half, full}) == 4
+    assert [speed_trials.busy(c) for c in (one, quiet, half, full)] == [False, False, True, True]
+    assert threads.contention.free_cores() == 1 and threads.contention.idle_cores() == 0
 
 
 @pytest.mark.inductor
