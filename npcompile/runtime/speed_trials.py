@@ -171,6 +171,7 @@ class _Trial:
         return not self.open
 
     def complete_runs(self):
+        """The runs that have all their calls (every run but an open last one)."""
         return self.runs[:-1] if self.open else self.runs
 
     def counted(self, written):
