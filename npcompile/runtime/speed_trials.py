@@ -134,13 +134,13 @@ class _Trial:
     when a run completes, as a busy condition's runs take hundreds of calls each (medians
     over every call so far, taken on every call, made a 70 us softmax call 2.2 ms)."""
 
-    __slots__ = ("warm_left", "runs", "run_seconds", "busy", "open", "open_seconds", "best_compiled")
+    __slots__ = ("warm_left", "runs", "busy", "run_seconds", "open", "open_seconds", "best_compiled")
 
-    def __init__(self, run_seconds=0.0, busy=False):
+    def __init__(self, busy=False):
         self.warm_left = WARM
         self.runs = []
-        self.run_seconds = run_seconds    # the least a run's counted calls last together
         self.busy = busy                  # under a busy condition: decided on total time (``_decide``)
+        self.run_seconds = BUSY_RUN_SECONDS if busy else 0.0   # the least a run's counted calls last together
         self.open = False                 # whether the last run still takes calls
         self.open_seconds = 0.0           # its counted calls' seconds so far
         self.best_compiled = float("inf")  # the fastest compiled call so far
@@ -178,10 +178,6 @@ class _Trial:
         """The counted calls' seconds (each run's first left out) of one way."""
         return [t for run in self.runs if run[0] is written for t in run[2:]]
 
-    def seconds(self, written):
-        """Every call's seconds of one way, the first of each run included."""
-        return [t for run in self.runs if run[0] is written for t in run[1:]]
-
     def pair_medians(self):
         """``(written, compiled)``: the median counted call of each run, for each complete
         pair: not their sums, as runs of a busy condition last the same time, not the same
@@ -218,8 +214,7 @@ class Trials:
     def add(self, entry, condition_):
         """Put ``entry`` on trial under ``condition_`` (the one its verdict is kept for)."""
         if config.speed_trials and entry.fast is not None:
-            crowded = busy(condition_)
-            self.pending[entry] = _Trial(BUSY_RUN_SECONDS if crowded else 0.0, busy=crowded)
+            self.pending[entry] = _Trial(busy(condition_))
 
     def call(self, entry, run_compiled, run_written):
         """Serve one call that ``entry``'s guards accept, as the trial needs it."""
@@ -244,7 +239,7 @@ class Trials:
         """Once a run is complete: keep the compiled path, retire the entry, or go on."""
         written = trial.counted(True)
         written_runs = [run[2:] for run in trial.runs if run[0] and len(run) > 2]
-        clearly = CLEARLY_SLOWER * statistics.median(trial.counted(False) or trial.seconds(False) or [float("inf")])
+        clearly = CLEARLY_SLOWER * statistics.median(trial.counted(False))   # runs start compiled
         if len(written_runs) >= CLEARLY_SLOWER_RUNS and all(statistics.median(run) > clearly for run in written_runs):
             return self._close(entry, None)
         ratios = trial.ratios()

@@ -606,7 +606,7 @@ def test_a_pair_compares_the_median_calls_of_its_runs():
     equal (every ratio was 1.0), and one call descheduled for 85 ms decided a pair by its
     mean (matrix_chain beside a busy process: 0.43 where the medians said 1.2)."""
     def recorded(*runs):
-        trial = speed_trials._Trial(run_seconds=0.05)
+        trial = speed_trials._Trial(busy=True)        # runs of BUSY_RUN_SECONDS (50 ms)
         for written, calls in runs:
             completes = [trial.record(written, seconds) for seconds in calls]
             assert completes[-1] and not any(completes[:-1])    # each run complete at its last call
